@@ -1,0 +1,62 @@
+// Buffer<T>: typed device memory, and views of part of it.
+#pragma once
+
+#include <dualrt/types.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+
+namespace dualrt {
+
+namespace backend {
+class BufferImpl;
+}
+class Device;
+
+// The type-free part of a buffer view: an allocation plus a byte range of it. Views share the
+// allocation; it is freed when the last view goes. Copying a view is cheap. Thread-safe.
+class BufferView {
+public:
+    BufferView() = default;  // empty: valid() is false
+    BufferView(std::shared_ptr<backend::BufferImpl> impl, std::size_t offset_bytes,
+               std::size_t bytes);
+
+    bool valid() const noexcept { return impl_ != nullptr; }
+    std::size_t bytes() const noexcept { return bytes_; }
+    std::size_t offset_bytes() const noexcept { return offset_bytes_; }  // within the allocation
+    std::size_t allocation_bytes() const;
+    // The allocation's cl_mem / CUdeviceptr; add offset_bytes() yourself on CUDA.
+    NativeHandle native_handle() const;
+    const std::shared_ptr<backend::BufferImpl>& impl() const noexcept { return impl_; }
+
+protected:
+    // Range-checked sub-view in bytes; throws Errc::out_of_range naming the sizes.
+    BufferView sub_view(std::size_t offset_bytes, std::size_t bytes, std::size_t elem_size) const;
+
+private:
+    std::shared_ptr<backend::BufferImpl> impl_;
+    std::size_t offset_bytes_ = 0;
+    std::size_t bytes_ = 0;
+};
+
+// Device memory holding size() elements of T. Create with Device::alloc<T>(n).
+template <typename T>
+class Buffer : public BufferView {
+    static_assert(std::is_trivially_copyable_v<T>, "Buffer<T> needs a trivially copyable T");
+
+public:
+    using value_type = T;
+    Buffer() = default;
+    explicit Buffer(BufferView whole) : BufferView(std::move(whole)) {}
+
+    std::size_t size() const noexcept { return bytes() / sizeof(T); }
+
+    // Elements [offset, offset + count) of this view, sharing its memory. Throws
+    // Errc::out_of_range when the range does not fit.
+    Buffer view(std::size_t offset, std::size_t count) const {
+        return Buffer(sub_view(offset * sizeof(T), count * sizeof(T), sizeof(T)));
+    }
+};
+
+}  // namespace dualrt

@@ -1,0 +1,69 @@
+// Device: one GPU (or CPU) of one backend, and the factory for everything that runs on it.
+#pragma once
+
+#include <dualrt/buffer.hpp>
+#include <dualrt/host_buffer.hpp>
+#include <dualrt/kernel.hpp>
+#include <dualrt/queue.hpp>
+#include <dualrt/types.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace dualrt {
+
+namespace backend {
+class DeviceImpl;
+}
+
+// A device of one backend. Cheap to copy (shared ownership); the device's context lives until
+// the last Device, Buffer, Queue, Event or Kernel of it is gone. Thread-safe.
+class Device {
+public:
+    Device() = default;
+    explicit Device(std::shared_ptr<backend::DeviceImpl> impl);
+
+    bool valid() const noexcept { return impl_ != nullptr; }
+    const DeviceInfo& info() const;
+    const std::string& name() const { return info().name; }
+    Backend backend() const { return info().backend; }
+
+    // Device memory for `count` elements, contents undefined. Throws Errc::invalid_argument for
+    // count 0 and Errc::out_of_memory when the device has no room.
+    template <typename T>
+    Buffer<T> alloc(std::size_t count) const {
+        return Buffer<T>(alloc_bytes(count, sizeof(T)));
+    }
+    // Pinned host memory for `count` elements, contents undefined.
+    template <typename T>
+    HostBuffer<T> alloc_host(std::size_t count) const {
+        auto impl = alloc_host_bytes(count, sizeof(T));
+        return HostBuffer<T>(impl, static_cast<T*>(host_data(*impl)), count);
+    }
+
+    Queue create_queue() const;  // a new in-order queue with timing enabled
+
+    // A kernel by name (built-in or added with dualrt_add_kernels). Its program is built on first
+    // use and cached. Throws Errc::not_found listing the known kernels.
+    Kernel kernel(std::string_view name) const;
+
+    NativeHandle native_handle() const;   // cl_device_id / CUdevice
+    NativeHandle native_context() const;  // cl_context / CUcontext (the primary context)
+    const std::shared_ptr<backend::DeviceImpl>& impl() const noexcept { return impl_; }
+
+    friend bool operator==(const Device& a, const Device& b) { return a.impl_ == b.impl_; }
+    friend bool operator!=(const Device& a, const Device& b) { return a.impl_ != b.impl_; }
+
+private:
+    BufferView alloc_bytes(std::size_t count, std::size_t elem_size) const;
+    std::shared_ptr<backend::HostBufferImpl> alloc_host_bytes(std::size_t count,
+                                                              std::size_t elem_size) const;
+    static void* host_data(backend::HostBufferImpl& impl);
+    void require_valid(const char* operation) const;
+
+    std::shared_ptr<backend::DeviceImpl> impl_;
+};
+
+}  // namespace dualrt

@@ -1,0 +1,13 @@
+// dualrt: one API over CUDA and OpenCL. Include this header.
+#pragma once
+
+#include <dualrt/buffer.hpp>
+#include <dualrt/device.hpp>
+#include <dualrt/error.hpp>
+#include <dualrt/event.hpp>
+#include <dualrt/host_buffer.hpp>
+#include <dualrt/kernel.hpp>
+#include <dualrt/queue.hpp>
+#include <dualrt/runtime.hpp>
+#include <dualrt/types.hpp>
+#include <dualrt/version.hpp>

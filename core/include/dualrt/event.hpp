@@ -1,0 +1,35 @@
+// Event: a point in a queue.
+#pragma once
+
+#include <dualrt/types.hpp>
+
+#include <memory>
+
+namespace dualrt {
+
+namespace backend {
+class EventImpl;
+}
+
+// Every enqueue returns the Event of the enqueued work; Queue::record() marks the current end of
+// a queue. Copies share the same point. Thread-safe.
+class Event {
+public:
+    Event() = default;  // an empty event: valid() is false
+    explicit Event(std::shared_ptr<backend::EventImpl> impl);
+
+    bool valid() const noexcept { return impl_ != nullptr; }
+    void wait() const;          // blocks the calling thread until the point is reached
+    bool is_complete() const;   // never blocks
+
+    // Device time in milliseconds from `start` to `end`, both of one device. Waits for both.
+    static double elapsed_ms(const Event& start, const Event& end);
+
+    NativeHandle native_handle() const;  // cl_event / CUevent
+    const std::shared_ptr<backend::EventImpl>& impl() const noexcept { return impl_; }
+
+private:
+    std::shared_ptr<backend::EventImpl> impl_;
+};
+
+}  // namespace dualrt

@@ -1,0 +1,44 @@
+// HostBuffer<T>: pinned (page-locked) host memory the device can copy asynchronously.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+
+#include <dualrt/types.hpp>
+
+namespace dualrt {
+
+namespace backend {
+class HostBufferImpl;
+}
+
+// Pinned host memory, created by Device::alloc_host<T>(n) and usable on every queue of that
+// device. The memory stays mapped for the host for the buffer's whole life. Copies share it.
+// Contents are not thread-safe (it is plain memory); the object itself is.
+template <typename T>
+class HostBuffer {
+    static_assert(std::is_trivially_copyable_v<T>, "HostBuffer<T> needs a trivially copyable T");
+
+public:
+    using value_type = T;
+    HostBuffer() = default;
+    HostBuffer(std::shared_ptr<backend::HostBufferImpl> impl, T* data, std::size_t size)
+        : impl_(std::move(impl)), data_(data), size_(size) {}
+
+    bool valid() const noexcept { return impl_ != nullptr; }
+    T* data() const noexcept { return data_; }
+    std::size_t size() const noexcept { return size_; }
+    std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+    T& operator[](std::size_t i) const noexcept { return data_[i]; }
+    T* begin() const noexcept { return data_; }
+    T* end() const noexcept { return data_ + size_; }
+    const std::shared_ptr<backend::HostBufferImpl>& impl() const noexcept { return impl_; }
+
+private:
+    std::shared_ptr<backend::HostBufferImpl> impl_;
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+}  // namespace dualrt

@@ -1,0 +1,116 @@
+// Queue: an in-order stream of copies, fills and kernel launches on one device.
+#pragma once
+
+#include <dualrt/buffer.hpp>
+#include <dualrt/event.hpp>
+#include <dualrt/host_buffer.hpp>
+#include <dualrt/kernel.hpp>
+#include <dualrt/types.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace dualrt {
+
+namespace backend {
+class DeviceImpl;
+class EventImpl;
+class QueueImpl;
+}
+class Device;
+
+// An in-order queue (OpenCL command queue / CUDA stream). Work runs in enqueue order; every
+// operation returns the Event of its work. With Sync::async (the default) a call returns once the
+// work is enqueued, and host memory it reads or writes must stay valid until the event completes;
+// with Sync::blocking it returns after the work is done.
+//
+// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
+// order the calls happen in.
+class Queue {
+public:
+    Queue() = default;
+    Queue(std::shared_ptr<backend::QueueImpl> impl, std::shared_ptr<backend::DeviceImpl> device);
+
+    bool valid() const noexcept { return impl_ != nullptr; }
+    Device device() const;  // the device this queue runs on
+
+    // host -> device. The element counts must match exactly (use dst.view(...) for part of a
+    // buffer); otherwise Errc::invalid_argument.
+    template <typename T>
+    Event copy(const Buffer<T>& dst, const T* src, std::size_t count, Sync sync = Sync::async) {
+        return write_bytes(dst, src, count * sizeof(T), sizeof(T), sync);
+    }
+    template <typename T>
+    Event copy(const Buffer<T>& dst, const std::vector<T>& src, Sync sync = Sync::async) {
+        return write_bytes(dst, src.data(), src.size() * sizeof(T), sizeof(T), sync);
+    }
+    template <typename T>
+    Event copy(const Buffer<T>& dst, const HostBuffer<T>& src, Sync sync = Sync::async) {
+        return write_bytes(dst, src.data(), src.bytes(), sizeof(T), sync);
+    }
+
+    // device -> host
+    template <typename T>
+    Event copy(T* dst, std::size_t count, const Buffer<T>& src, Sync sync = Sync::async) {
+        return read_bytes(dst, count * sizeof(T), src, sizeof(T), sync);
+    }
+    template <typename T>
+    Event copy(std::vector<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
+        return read_bytes(dst.data(), dst.size() * sizeof(T), src, sizeof(T), sync);
+    }
+    template <typename T>
+    Event copy(const HostBuffer<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
+        return read_bytes(dst.data(), dst.bytes(), src, sizeof(T), sync);
+    }
+
+    // device -> device (same device; the ranges must not overlap)
+    template <typename T>
+    Event copy(const Buffer<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
+        return copy_bytes(dst, src, sizeof(T), sync);
+    }
+
+    // Sets every element of dst to value. sizeof(T) must be a power of two up to 128.
+    template <typename T>
+    Event fill(const Buffer<T>& dst, const T& value, Sync sync = Sync::async) {
+        return fill_bytes(dst, &value, sizeof(T), sync);
+    }
+
+    // Runs `kernel` over `global` work-items in work-groups of `local` (a default Range{} lets
+    // the library choose). global is rounded up to a multiple of local, so kernels bounds-check.
+    // Arguments: Buffer<T> views, dualrt::local_bytes(n), or scalars of the exact size the kernel
+    // declares. Checked before launch; a mismatch is Errc::invalid_argument naming the argument.
+    template <typename... Args>
+    Event launch(const Kernel& kernel, Range global, Range local, const Args&... args) {
+        return launch_checked(kernel, global, local, {detail::make_argument(args)...});
+    }
+
+    Event record();                 // an Event at the current end of this queue
+    void wait(const Event& event);  // later work on this queue waits for event; the host does not
+    void finish();                  // blocks until everything enqueued so far has completed
+
+    NativeHandle native_handle() const;  // cl_command_queue / CUstream
+    const std::shared_ptr<backend::QueueImpl>& impl() const noexcept { return impl_; }
+
+private:
+    // elem_size only makes error messages speak in elements.
+    Event write_bytes(const BufferView& dst, const void* src, std::size_t bytes,
+                      std::size_t elem_size, Sync sync);
+    Event read_bytes(void* dst, std::size_t bytes, const BufferView& src, std::size_t elem_size,
+                     Sync sync);
+    Event copy_bytes(const BufferView& dst, const BufferView& src, std::size_t elem_size,
+                     Sync sync);
+    Event fill_bytes(const BufferView& dst, const void* pattern, std::size_t pattern_size,
+                     Sync sync);
+    Event launch_checked(const Kernel& kernel, Range global, Range local,
+                         std::vector<KernelArgument> args);
+    void require_valid(const char* operation) const;
+    void require_same_device(const char* operation, const BufferView& buffer,
+                             const char* role) const;
+    Event after_enqueue(std::shared_ptr<backend::EventImpl> event);
+
+    std::shared_ptr<backend::QueueImpl> impl_;
+    std::shared_ptr<backend::DeviceImpl> device_;
+};
+
+}  // namespace dualrt

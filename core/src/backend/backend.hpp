@@ -1,0 +1,166 @@
+// The backend interface: one small abstract class per object kind. Internal to dualrt (not
+// installed). The core validates every argument before a backend sees it, so implementations may
+// assume in-range offsets, matching devices and well-formed kernel arguments.
+//
+// Ownership: the public types hold std::shared_ptr to these objects. Every child object (buffer,
+// queue, event, kernel) holds a shared_ptr to its DeviceImpl, so a device outlives its children.
+// Thread-safety: unless a comment says otherwise, every method may be called from any thread.
+#pragma once
+
+#include <dualrt/types.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dualrt::backend {
+
+// Bumped whenever any class below changes layout or meaning. A module built against another
+// version is refused by the registry instead of crashing.
+inline constexpr int api_version = 1;
+
+class DeviceImpl;
+class BufferImpl;
+class HostBufferImpl;
+class QueueImpl;
+class EventImpl;
+class KernelImpl;
+
+using EventPtr = std::shared_ptr<EventImpl>;
+
+// A point in a queue: recorded by every enqueue, waited on by the host or by other queues.
+class EventImpl {
+public:
+    virtual ~EventImpl() = default;
+    virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
+    virtual void wait() = 0;                // blocks the host until the point is reached
+    virtual bool is_complete() = 0;         // never blocks
+    // Milliseconds of device time from `start` to this event; both are complete and belong to the
+    // same device (checked by the core).
+    virtual double elapsed_ms_since(EventImpl& start) = 0;
+    virtual NativeHandle native_handle() const = 0;
+};
+
+// A device allocation of bytes() bytes. Views (offset, length) are handled by the core; the
+// backend sees the whole allocation plus byte offsets.
+class BufferImpl {
+public:
+    virtual ~BufferImpl() = default;
+    virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
+    virtual std::size_t bytes() const = 0;
+    virtual NativeHandle native_handle() const = 0;  // cl_mem / CUdeviceptr
+};
+
+// Page-locked host memory, mapped for the host for its whole lifetime.
+class HostBufferImpl {
+public:
+    virtual ~HostBufferImpl() = default;
+    virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
+    virtual void* data() = 0;
+    virtual std::size_t bytes() const = 0;
+    virtual NativeHandle native_handle() const = 0;  // cl_mem / host pointer
+};
+
+// What the backend knows of one kernel parameter, for the core's pre-launch checks.
+struct ParamInfo {
+    enum class Kind { buffer, local, scalar, unknown };
+    Kind kind = Kind::unknown;
+    std::size_t size = 0;    // bytes of a scalar; 0 where unknown
+    std::string type_name;   // as declared, for messages ("float*", "uint"); may be empty
+    std::string name;        // parameter name where the backend knows it; may be empty
+};
+
+class KernelImpl {
+public:
+    virtual ~KernelImpl() = default;
+    virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
+    virtual const std::string& name() const = 0;
+    virtual const std::vector<ParamInfo>& params() const = 0;
+    virtual NativeHandle native_handle() const = 0;  // cl_kernel / CUfunction
+};
+
+// One kernel argument after the core has checked it against ParamInfo.
+struct KernelArg {
+    ParamInfo::Kind kind = ParamInfo::Kind::scalar;
+    // buffer: the allocation and the view's byte range
+    std::shared_ptr<BufferImpl> buffer;
+    std::size_t offset = 0;
+    std::size_t bytes = 0;  // buffer: view length; local: bytes of local memory; scalar: value size
+    // scalar: the value's bytes
+    std::vector<unsigned char> value;
+};
+
+// Launch geometry with OpenCL meaning, already validated: dims in 1..3, every local extent > 0,
+// and every global extent a multiple of its local extent.
+struct LaunchGeometry {
+    int dims = 1;
+    std::size_t global[3] = {1, 1, 1};
+    std::size_t local[3] = {1, 1, 1};
+};
+
+// An in-order queue. Every enqueue returns the event of the enqueued work. With Sync::blocking
+// the call returns after the work has completed.
+class QueueImpl {
+public:
+    virtual ~QueueImpl() = default;
+    virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
+    virtual EventPtr copy_to_device(BufferImpl& dst, std::size_t dst_offset, const void* src,
+                                    std::size_t bytes, Sync sync) = 0;
+    virtual EventPtr copy_to_host(void* dst, BufferImpl& src, std::size_t src_offset,
+                                  std::size_t bytes, Sync sync) = 0;
+    // Source and destination ranges never overlap (checked by the core).
+    virtual EventPtr copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
+                                 std::size_t src_offset, std::size_t bytes, Sync sync) = 0;
+    // pattern_size is a power of two in 1..128; offset and bytes are multiples of it.
+    virtual EventPtr fill(BufferImpl& dst, std::size_t offset, std::size_t bytes,
+                          const void* pattern, std::size_t pattern_size, Sync sync) = 0;
+    virtual EventPtr launch(KernelImpl& kernel, const LaunchGeometry& geometry,
+                            const std::vector<KernelArg>& args) = 0;
+    virtual EventPtr record() = 0;               // an event at the current end of the queue
+    virtual void wait_for(EventImpl& event) = 0;  // later work waits; the host does not
+    virtual void finish() = 0;                    // blocks until all enqueued work completed
+    virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
+};
+
+class DeviceImpl {
+public:
+    virtual ~DeviceImpl() = default;
+    virtual const DeviceInfo& info() const = 0;
+    // Throws Errc::out_of_memory when the allocation fails. bytes > 0 (checked by the core).
+    virtual std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) = 0;
+    virtual std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t bytes) = 0;
+    virtual std::shared_ptr<QueueImpl> create_queue() = 0;
+    // Looks a built-in kernel up by name, building its program on first use (cached).
+    // Throws Errc::not_found naming the known kernels when there is no such kernel.
+    virtual std::shared_ptr<KernelImpl> kernel(const std::string& name) = 0;
+    virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
+    virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
+};
+
+class BackendImpl {
+public:
+    virtual ~BackendImpl() = default;
+    virtual Backend kind() const = 0;
+    virtual std::string version() const = 0;  // e.g. "OpenCL ICD loader, 2 platforms"
+    // Every usable device, in a stable order. Created once and shared.
+    virtual const std::vector<std::shared_ptr<DeviceImpl>>& devices() = 0;
+};
+
+}  // namespace dualrt::backend
+
+// What a backend module exports, by the unmangled name dualrt_backend_entry. The core refuses a
+// module whose api_version differs from its own.
+struct dualrt_backend_descriptor {
+    int api_version;
+    const char* name;
+    // Creates the backend, enumerating platforms/devices. Throws dualrt::Error (Errc::unavailable)
+    // with the reason when the backend cannot be used on this machine.
+    std::unique_ptr<dualrt::backend::BackendImpl> (*create)();
+};
+
+extern "C" {
+using dualrt_backend_entry_fn = const dualrt_backend_descriptor* (*)();
+}
+
+#define DUALRT_BACKEND_ENTRY_NAME "dualrt_backend_entry"

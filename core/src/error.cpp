@@ -1,0 +1,74 @@
+#include <dualrt/error.hpp>
+
+#include "errors.hpp"
+
+#include <cstdio>
+#include <utility>
+
+namespace dualrt {
+namespace {
+
+// "<backend>: <call> failed with <NAME> (<code>): <detail> [<context>]" -- the parts that are
+// empty are left out, so a core argument check reads "dualrt: Queue::copy: <detail>".
+std::string compose_message(const ErrorInfo& info) {
+    std::string msg = info.backend.empty() ? std::string("dualrt") : info.backend;
+    msg += ": ";
+    msg += info.call.empty() ? std::string("error") : info.call;
+    if (!info.code_name.empty() || info.code != 0) {
+        msg += " failed with ";
+        msg += info.code_name.empty() ? std::string("error") : info.code_name;
+        msg += " (" + std::to_string(info.code) + ")";
+    }
+    if (!info.detail.empty()) msg += ": " + info.detail;
+    if (!info.context.empty()) msg += " [" + info.context + "]";
+    return msg;
+}
+
+}  // namespace
+
+Error::Error(ErrorInfo info) : std::runtime_error(compose_message(info)), info_(std::move(info)) {}
+
+const char* to_string(Errc errc) noexcept {
+    switch (errc) {
+        case Errc::invalid_argument: return "invalid_argument";
+        case Errc::out_of_range: return "out_of_range";
+        case Errc::not_found: return "not_found";
+        case Errc::unavailable: return "unavailable";
+        case Errc::out_of_memory: return "out_of_memory";
+        case Errc::compile_error: return "compile_error";
+        case Errc::backend_failure: return "backend_failure";
+    }
+    return "unknown";
+}
+
+namespace detail {
+
+void raise(ErrorInfo info) { throw Error(std::move(info)); }
+
+void raise_argument(const std::string& operation, const std::string& detail, Errc errc) {
+    ErrorInfo info;
+    info.errc = errc;
+    info.backend = "dualrt";
+    info.call = operation;
+    info.detail = detail;
+    throw Error(std::move(info));
+}
+
+std::string format_bytes(std::size_t bytes) {
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024.0 && unit < 4) {
+        value /= 1024.0;
+        ++unit;
+    }
+    char text[48];
+    if (unit == 0)
+        std::snprintf(text, sizeof text, "%zu B", bytes);
+    else
+        std::snprintf(text, sizeof text, "%.1f %s (%zu B)", value, units[unit], bytes);
+    return text;
+}
+
+}  // namespace detail
+}  // namespace dualrt

@@ -1,0 +1,176 @@
+#include "launch_check.hpp"
+
+#include "errors.hpp"
+
+#include <algorithm>
+
+namespace dualrt::detail {
+namespace {
+
+using Kind = backend::ParamInfo::Kind;
+
+[[noreturn]] void fail(const std::string& kernel, const std::string& detail) {
+    raise_argument("Queue::launch('" + kernel + "')", detail);
+}
+
+// Work-group shape when the caller leaves it to us: 256 work-items (a good default on every
+// GPU we know), shaped per dimension, then shrunk to the device's limits.
+std::array<std::size_t, 3> default_local(int dims, const DeviceInfo& device) {
+    std::array<std::size_t, 3> local = dims == 1   ? std::array<std::size_t, 3>{256, 1, 1}
+                                       : dims == 2 ? std::array<std::size_t, 3>{16, 16, 1}
+                                                   : std::array<std::size_t, 3>{8, 8, 4};
+    for (int axis = 0; axis < 3; ++axis) {
+        const auto i = static_cast<std::size_t>(axis);
+        if (device.max_work_item_sizes[i] > 0)
+            local[i] = std::min(local[i], device.max_work_item_sizes[i]);
+    }
+    const std::size_t limit = std::max<std::size_t>(device.max_work_group_size, 1);
+    while (local[0] * local[1] * local[2] > limit) {
+        auto largest = std::max_element(local.begin(), local.end());
+        *largest = std::max<std::size_t>(*largest / 2, 1);
+    }
+    return local;
+}
+
+const char* kind_name(Kind kind) {
+    switch (kind) {
+        case Kind::buffer: return "a buffer";
+        case Kind::local: return "local memory";
+        case Kind::scalar: return "a scalar";
+        case Kind::unknown: return "unknown";
+    }
+    return "unknown";
+}
+
+const char* kind_name(KernelArgument::Kind kind) {
+    switch (kind) {
+        case KernelArgument::Kind::buffer: return "a Buffer";
+        case KernelArgument::Kind::local: return "dualrt::local_bytes(...)";
+        case KernelArgument::Kind::scalar: return "a scalar";
+    }
+    return "unknown";
+}
+
+std::string signature(const backend::KernelImpl& kernel) {
+    std::string out = kernel.name() + "(";
+    bool first = true;
+    for (const auto& p : kernel.params()) {
+        if (!first) out += ", ";
+        first = false;
+        out += p.type_name.empty() ? std::string("?") : p.type_name;
+        if (!p.name.empty()) out += " " + p.name;
+    }
+    return out + ")";
+}
+
+std::string describe_param(std::size_t index, const backend::ParamInfo& param) {
+    std::string out = "argument " + std::to_string(index);
+    if (!param.name.empty()) out += " ('" + param.name + "')";
+    return out;
+}
+
+}  // namespace
+
+backend::LaunchGeometry launch_geometry(const std::string& kernel, const Range& global,
+                                        const Range& local, const DeviceInfo& device) {
+    if (global.dims() < 1 || global.dims() > 3)
+        fail(kernel, "the global range is empty; expected 1 to 3 dimensions");
+    for (int axis = 0; axis < global.dims(); ++axis)
+        if (global[axis] == 0)
+            fail(kernel, "global range " + global.str() + " has a zero extent in dimension " +
+                             std::to_string(axis));
+    if (local.dims() != 0 && local.dims() != global.dims())
+        fail(kernel, "the local range " + local.str() + " has " + std::to_string(local.dims()) +
+                         " dimensions but the global range " + global.str() + " has " +
+                         std::to_string(global.dims()));
+
+    backend::LaunchGeometry geometry;
+    geometry.dims = global.dims();
+    const auto chosen = local.dims() == 0 ? default_local(global.dims(), device)
+                                          : std::array<std::size_t, 3>{local[0], local[1], local[2]};
+    for (int axis = 0; axis < 3; ++axis) {
+        const auto i = static_cast<std::size_t>(axis);
+        const std::size_t l = axis < global.dims() ? chosen[i] : 1;
+        if (l == 0) fail(kernel, "local range " + local.str() + " has a zero extent");
+        if (device.max_work_item_sizes[i] > 0 && l > device.max_work_item_sizes[i])
+            fail(kernel, "local size " + std::to_string(l) + " in dimension " +
+                             std::to_string(axis) + " exceeds the device limit of " +
+                             std::to_string(device.max_work_item_sizes[i]));
+        const std::size_t g = axis < global.dims() ? global[axis] : 1;
+        geometry.local[i] = l;
+        geometry.global[i] = (g + l - 1) / l * l;  // round up: kernels bounds-check
+    }
+    const std::size_t group = geometry.local[0] * geometry.local[1] * geometry.local[2];
+    if (device.max_work_group_size > 0 && group > device.max_work_group_size)
+        fail(kernel, "work-group of " + std::to_string(group) + " work-items (" + local.str() +
+                         ") exceeds the device's maximum work-group size of " +
+                         std::to_string(device.max_work_group_size));
+    return geometry;
+}
+
+std::vector<backend::KernelArg> checked_arguments(const backend::KernelImpl& kernel,
+                                                  std::vector<KernelArgument> args,
+                                                  const backend::DeviceImpl& device) {
+    const auto& params = kernel.params();
+    if (args.size() != params.size())
+        fail(kernel.name(), "kernel " + signature(kernel) + " takes " +
+                                std::to_string(params.size()) + " arguments, " +
+                                std::to_string(args.size()) + " given");
+    std::vector<backend::KernelArg> out;
+    out.reserve(args.size());
+    std::size_t local_total = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        auto& arg = args[i];
+        const auto& param = params[i];
+        const auto given = kind_name(arg.kind);
+        const bool kind_ok = param.kind == Kind::unknown ||
+                             (param.kind == Kind::buffer && arg.kind == KernelArgument::Kind::buffer) ||
+                             (param.kind == Kind::local && arg.kind == KernelArgument::Kind::local) ||
+                             (param.kind == Kind::scalar && arg.kind == KernelArgument::Kind::scalar);
+        if (!kind_ok)
+            fail(kernel.name(), describe_param(i, param) + " of " + signature(kernel) + " is " +
+                                    kind_name(param.kind) + " ('" + param.type_name +
+                                    "'), given " + given);
+        backend::KernelArg out_arg;
+        switch (arg.kind) {
+            case KernelArgument::Kind::buffer:
+                if (!arg.buffer.valid())
+                    fail(kernel.name(), describe_param(i, param) + " is an empty Buffer");
+                if (&arg.buffer.impl()->device() != &device)
+                    fail(kernel.name(), describe_param(i, param) + " is a buffer of device '" +
+                                            arg.buffer.impl()->device().info().name +
+                                            "', but the queue runs on '" + device.info().name + "'");
+                out_arg.kind = Kind::buffer;
+                out_arg.buffer = arg.buffer.impl();
+                out_arg.offset = arg.buffer.offset_bytes();
+                out_arg.bytes = arg.buffer.bytes();
+                break;
+            case KernelArgument::Kind::local:
+                if (arg.local_bytes == 0)
+                    fail(kernel.name(), describe_param(i, param) + ": local_bytes(0); expected > 0");
+                local_total += arg.local_bytes;
+                out_arg.kind = Kind::local;
+                out_arg.bytes = arg.local_bytes;
+                break;
+            case KernelArgument::Kind::scalar:
+                if (param.size != 0 && arg.value.size() != param.size)
+                    fail(kernel.name(), describe_param(i, param) + " of " + signature(kernel) +
+                                            " is a " + std::to_string(param.size) + "-byte '" +
+                                            param.type_name + "', given a " +
+                                            std::to_string(arg.value.size()) + "-byte scalar");
+                out_arg.kind = Kind::scalar;
+                out_arg.bytes = arg.value.size();
+                out_arg.value = std::move(arg.value);
+                break;
+        }
+        out.push_back(std::move(out_arg));
+    }
+    const auto limit = device.info().local_memory_bytes;
+    if (limit > 0 && local_total > limit)
+        fail(kernel.name(), "the local memory arguments total " + format_bytes(local_total) +
+                                ", more than the device's " +
+                                format_bytes(static_cast<std::size_t>(limit)) + " per work-group");
+    return out;
+}
+
+}  // namespace dualrt::detail

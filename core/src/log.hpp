@@ -1,0 +1,12 @@
+// The library's spdlog logger, shared by the core and the backend modules. Internal.
+#pragma once
+
+#include <spdlog/logger.h>
+
+namespace dualrt::detail {
+
+// The "dualrt" logger. Its level comes from DUALRT_LOG the first time it is used (default: warn);
+// an unknown level name throws dualrt::Error listing the valid names.
+spdlog::logger& log();
+
+}  // namespace dualrt::detail

@@ -1,0 +1,169 @@
+// Queue: argument checks, then dispatch to the backend.
+#include <dualrt/device.hpp>
+#include <dualrt/queue.hpp>
+
+#include "backend/backend.hpp"
+#include "errors.hpp"
+#include "launch_check.hpp"
+#include "log.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace dualrt {
+namespace {
+
+// DUALRT_SYNC=1 makes every enqueue wait for its work, so an asynchronous fault surfaces at the
+// call that caused it. Read once.
+bool sync_after_every_enqueue() {
+    static const bool enabled = [] {
+        const char* value = std::getenv("DUALRT_SYNC");
+        return value != nullptr && std::strcmp(value, "1") == 0;
+    }();
+    return enabled;
+}
+
+std::string elements(std::size_t bytes, std::size_t elem_size) {
+    return std::to_string(bytes / elem_size) + (elem_size == 1 ? " bytes" : " elements");
+}
+
+}  // namespace
+
+Queue::Queue(std::shared_ptr<backend::QueueImpl> impl, std::shared_ptr<backend::DeviceImpl> device)
+    : impl_(std::move(impl)), device_(std::move(device)) {}
+
+Device Queue::device() const {
+    require_valid("Queue::device");
+    return Device(device_);
+}
+
+void Queue::require_valid(const char* operation) const {
+    if (!impl_) detail::raise_argument(operation, "the Queue is empty (default-constructed)");
+}
+
+void Queue::require_same_device(const char* operation, const BufferView& buffer,
+                                const char* role) const {
+    if (!buffer.valid())
+        detail::raise_argument(operation, std::string("the ") + role + " Buffer is empty");
+    if (&buffer.impl()->device() != device_.get())
+        detail::raise_argument(operation, std::string("the ") + role +
+                                              " buffer belongs to device '" +
+                                              buffer.impl()->device().info().name +
+                                              "', but this queue runs on '" +
+                                              device_->info().name + "'");
+}
+
+Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event) {
+    if (sync_after_every_enqueue()) impl_->finish();
+    return Event(std::move(event));
+}
+
+Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t bytes,
+                         std::size_t elem_size, Sync sync) {
+    const char* op = "Queue::copy (host to device)";
+    require_valid(op);
+    require_same_device(op, dst, "destination");
+    if (bytes != dst.bytes())
+        detail::raise_argument(op, "size mismatch: the source holds " + elements(bytes, elem_size) +
+                                       ", the destination buffer " +
+                                       elements(dst.bytes(), elem_size) +
+                                       " (copy into dst.view(offset, count) for part of a buffer)");
+    if (bytes == 0) return record();
+    if (src == nullptr) detail::raise_argument(op, "the source pointer is null");
+    return after_enqueue(impl_->copy_to_device(*dst.impl(), dst.offset_bytes(), src, bytes, sync));
+}
+
+Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std::size_t elem_size,
+                        Sync sync) {
+    const char* op = "Queue::copy (device to host)";
+    require_valid(op);
+    require_same_device(op, src, "source");
+    if (bytes != src.bytes())
+        detail::raise_argument(op, "size mismatch: the source buffer holds " +
+                                       elements(src.bytes(), elem_size) + ", the destination " +
+                                       elements(bytes, elem_size) +
+                                       " (copy from src.view(offset, count) for part of a buffer)");
+    if (bytes == 0) return record();
+    if (dst == nullptr) detail::raise_argument(op, "the destination pointer is null");
+    return after_enqueue(impl_->copy_to_host(dst, *src.impl(), src.offset_bytes(), bytes, sync));
+}
+
+Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_t elem_size,
+                        Sync sync) {
+    const char* op = "Queue::copy (device to device)";
+    require_valid(op);
+    require_same_device(op, dst, "destination");
+    require_same_device(op, src, "source");
+    if (dst.bytes() != src.bytes())
+        detail::raise_argument(op, "size mismatch: the source holds " +
+                                       elements(src.bytes(), elem_size) + ", the destination " +
+                                       elements(dst.bytes(), elem_size));
+    if (src.bytes() == 0) return record();
+    const bool same_allocation = dst.impl() == src.impl();
+    const bool overlap = same_allocation && dst.offset_bytes() < src.offset_bytes() + src.bytes() &&
+                         src.offset_bytes() < dst.offset_bytes() + dst.bytes();
+    if (overlap)
+        detail::raise_argument(op, "the source and destination ranges of one buffer overlap");
+    return after_enqueue(impl_->copy_device(*dst.impl(), dst.offset_bytes(), *src.impl(),
+                                            src.offset_bytes(), src.bytes(), sync));
+}
+
+Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t pattern_size,
+                        Sync sync) {
+    const char* op = "Queue::fill";
+    require_valid(op);
+    require_same_device(op, dst, "destination");
+    const bool power_of_two = pattern_size != 0 && (pattern_size & (pattern_size - 1)) == 0;
+    if (!power_of_two || pattern_size > 128)
+        detail::raise_argument(op, "the element size is " + std::to_string(pattern_size) +
+                                       " bytes; fill needs a power of two from 1 to 128");
+    if (dst.offset_bytes() % pattern_size != 0)
+        detail::raise_argument(op, "the view starts at byte " + std::to_string(dst.offset_bytes()) +
+                                       ", not a multiple of the " + std::to_string(pattern_size) +
+                                       "-byte element");
+    if (dst.bytes() == 0) return record();
+    return after_enqueue(
+        impl_->fill(*dst.impl(), dst.offset_bytes(), dst.bytes(), pattern, pattern_size, sync));
+}
+
+Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
+                            std::vector<KernelArgument> args) {
+    require_valid("Queue::launch");
+    if (!kernel.valid()) detail::raise_argument("Queue::launch", "the Kernel is empty");
+    auto& impl = *kernel.impl();
+    if (&impl.device() != device_.get())
+        detail::raise_argument("Queue::launch('" + impl.name() + "')",
+                               "the kernel was made for device '" + impl.device().info().name +
+                                   "', but this queue runs on '" + device_->info().name + "'");
+    const auto geometry = detail::launch_geometry(impl.name(), global, local, device_->info());
+    const auto checked = detail::checked_arguments(impl, std::move(args), *device_);
+    return after_enqueue(impl_->launch(impl, geometry, checked));
+}
+
+Event Queue::record() {
+    require_valid("Queue::record");
+    return Event(impl_->record());
+}
+
+void Queue::wait(const Event& event) {
+    require_valid("Queue::wait");
+    if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
+    if (&event.impl()->device() != device_.get())
+        detail::raise_argument("Queue::wait", "the event belongs to device '" +
+                                                  event.impl()->device().info().name +
+                                                  "', but this queue runs on '" +
+                                                  device_->info().name + "'");
+    impl_->wait_for(*event.impl());
+}
+
+void Queue::finish() {
+    require_valid("Queue::finish");
+    impl_->finish();
+}
+
+NativeHandle Queue::native_handle() const {
+    require_valid("Queue::native_handle");
+    return impl_->native_handle();
+}
+
+}  // namespace dualrt
