@@ -1,0 +1,71 @@
+// DeviceImpl: one OpenCL device, its context, and the factory for its buffers, queues and kernels.
+#pragma once
+
+#include "backend/backend.hpp"
+#include "cl.hpp"
+#include "program.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace dualrt::opencl {
+
+// Owns the device's cl::Context (one per device) and a small internal queue for mapping pinned
+// host buffers. Every child (buffer, host buffer, queue, event, kernel) holds a
+// std::shared_ptr<DeviceImpl>, so the context outlives them all. Always create it with
+// std::make_shared (children are handed shared_from_this()). Thread-safe.
+class DeviceImpl final : public backend::DeviceImpl,
+                         public std::enable_shared_from_this<DeviceImpl> {
+public:
+    // Reads the device's properties (blocking queries, no context yet). `index` is the device's
+    // position in the backend's list. Throws dualrt::Error when a required query fails.
+    DeviceImpl(cl::Device device, std::string platform_name, int index);
+
+    const DeviceInfo& info() const override { return info_; }
+    std::shared_ptr<backend::BufferImpl> create_buffer(std::size_t bytes) override;
+    std::shared_ptr<backend::HostBufferImpl> create_host_buffer(std::size_t bytes) override;
+    std::shared_ptr<backend::QueueImpl> create_queue() override;
+    std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
+    NativeHandle native_handle() const override;   // cl_device_id, owned by this object
+    NativeHandle native_context() const override;  // cl_context, owned by this object
+
+    // --- for the backend's own objects ---
+
+    const cl::Device& cl_device() const { return device_; }
+    // The context, created on first use (so that listing devices does not initialise every GPU:
+    // an NVIDIA context costs hundreds of MiB of device memory). Throws when creation fails.
+    const cl::Context& context() const;
+    // An in-order queue private to the device, for mapping/unmapping host buffers.
+    const cl::CommandQueue& internal_queue() const;
+
+    // "OpenCL device 0 'NAME'", for error contexts.
+    std::string describe() const;
+    // Throws Errc::out_of_memory naming the limit when one allocation of `bytes` exceeds
+    // CL_DEVICE_MAX_MEM_ALLOC_SIZE. `what` names the allocation ("device buffer").
+    void check_allocation_size(std::size_t bytes, const char* what) const;
+    // Sub-buffer origins must be multiples of this many bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN).
+    std::size_t sub_buffer_alignment() const { return sub_buffer_alignment_; }
+
+private:
+    struct Runtime {
+        cl::Context context;
+        cl::CommandQueue internal_queue;
+    };
+    const Runtime& runtime() const;
+
+    cl::Device device_;
+    DeviceInfo info_;
+    std::uint64_t max_alloc_bytes_ = 0;
+    std::size_t sub_buffer_alignment_ = 1;
+
+    mutable std::mutex runtime_mutex_;
+    mutable std::optional<Runtime> runtime_;  // set once under runtime_mutex_, never reset
+
+    ProgramCache programs_;
+};
+
+}  // namespace dualrt::opencl

@@ -1,0 +1,69 @@
+// Programs and kernels: the built-in .cl files embedded in the module, built once per device and
+// found by kernel name.
+#pragma once
+
+#include "backend/backend.hpp"
+#include "cl.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dualrt::opencl {
+
+class DeviceImpl;
+
+// One kernel of one device, shared by every KernelImpl handle of that name on that device.
+struct KernelState {
+    std::string name;
+    cl::Kernel kernel;
+    std::vector<backend::ParamInfo> params;
+    // clSetKernelArg is not thread-safe on one cl_kernel, and the arguments of a launch are those
+    // set when it is enqueued: QueueImpl::launch holds this across setting the arguments and
+    // clEnqueueNDRangeKernel.
+    std::mutex launch_mutex;
+};
+
+// The public Kernel's implementation: a handle on a KernelState that keeps its device alive.
+class KernelImpl final : public backend::KernelImpl {
+public:
+    KernelImpl(std::shared_ptr<DeviceImpl> device, std::shared_ptr<KernelState> state);
+
+    const backend::DeviceImpl& device() const override;
+    const std::string& name() const override { return state_->name; }
+    const std::vector<backend::ParamInfo>& params() const override { return state_->params; }
+    NativeHandle native_handle() const override;  // cl_kernel, owned by this object's state
+
+    KernelState& state() const { return *state_; }
+
+private:
+    std::shared_ptr<DeviceImpl> device_;
+    std::shared_ptr<KernelState> state_;
+};
+
+// The programs of one device, built from the embedded kernel table (one program per .cl file)
+// with "-cl-std=CL1.2 -cl-kernel-arg-info", and their kernels by name. A DeviceImpl member.
+// Programs are built on first use and kept for the device's lifetime; a failed build is not cached,
+// so asking again rebuilds (and fails again with the same log). It caches KernelState rather than
+// KernelImpl: a KernelImpl holds its device and the device holds this cache, so cached KernelImpls
+// would keep every device alive for ever.
+class ProgramCache {
+public:
+    // The kernel `name` of `device`, building the program of the file that defines it on first
+    // use (blocking; concurrent callers wait for the build). Throws Errc::not_found listing the
+    // known kernels, or Errc::compile_error with the full build log. Thread-safe.
+    std::shared_ptr<backend::KernelImpl> kernel(const std::shared_ptr<DeviceImpl>& device,
+                                                const std::string& name);
+
+private:
+    const cl::Program& program(const DeviceImpl& device, const std::string& stem,
+                               const unsigned char* source, std::size_t size);
+
+    std::mutex mutex_;  // guards both maps, and is held during a build
+    std::map<std::string, cl::Program> programs_;                  // by file stem
+    std::map<std::string, std::shared_ptr<KernelState>> kernels_;  // by kernel name
+};
+
+}  // namespace dualrt::opencl

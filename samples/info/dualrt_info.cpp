@@ -1,0 +1,80 @@
+// dualrt-info: which backends this machine has (and why any is missing), every device with its
+// properties, and the device DUALRT_BACKEND / DUALRT_DEVICE select. Exits 1 when that selection
+// cannot be honoured, with the reason.
+#include <dualrt/dualrt.hpp>
+
+#include "table.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+namespace {
+
+std::string gib(std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
+    return text;
+}
+
+std::string kib(std::uint64_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
+
+void print_backends() {
+    dualrt::samples::Table table({"backend", "status", "details"});
+    for (const auto& status : dualrt::backends()) {
+        table.add({dualrt::to_string(status.backend),
+                   status.available ? "available" : "unavailable",
+                   status.available ? status.version + " (" + status.module_path + ")"
+                                    : status.reason});
+    }
+    table.print(std::cout);
+}
+
+void print_devices() {
+    const auto devices = dualrt::devices();
+    dualrt::samples::Table table({"#", "backend", "type", "name", "memory", "CUs", "max WG",
+                                  "local mem", "copy engines"});
+    for (const auto& device : devices) {
+        const auto& i = device.info();
+        table.add({std::to_string(i.index), dualrt::to_string(i.backend),
+                   dualrt::to_string(i.type), i.name, gib(i.global_memory_bytes),
+                   std::to_string(i.compute_units), std::to_string(i.max_work_group_size),
+                   kib(i.local_memory_bytes),
+                   i.copy_engines ? std::to_string(*i.copy_engines) : "unknown"});
+    }
+    table.print(std::cout);
+    for (const auto& device : devices) {
+        const auto& i = device.info();
+        std::cout << "\n" << dualrt::to_string(i.backend) << " " << i.index << ": " << i.name
+                  << "\n  vendor        " << i.vendor << "\n  platform      " << i.platform
+                  << "\n  driver        " << i.driver_version << "\n  architecture  "
+                  << i.architecture << "\n  work-items    " << i.max_work_item_sizes[0] << " x "
+                  << i.max_work_item_sizes[1] << " x " << i.max_work_item_sizes[2]
+                  << "\n  PCI bus       " << i.pci_bus_id.value_or("unknown") << "\n";
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1) {
+        std::cout << "usage: " << argv[0] << "\n"
+                  << "Lists dualrt's backends and devices and the device that " << dualrt::env_backend
+                  << " (auto|cuda|opencl) and " << dualrt::env_device
+                  << " (index or name) select.\n";
+        return std::string(argv[1]) == "--help" ? 0 : 2;
+    }
+    try {
+        std::cout << "dualrt " << dualrt::version_string() << "\n\nBackends\n";
+        print_backends();
+        std::cout << "\nDevices\n";
+        print_devices();
+        const auto chosen = dualrt::select();
+        std::cout << "\nSelected: " << dualrt::to_string(chosen.backend()) << " device "
+                  << chosen.info().index << " '" << chosen.name() << "'\n";
+        return 0;
+    } catch (const dualrt::Error& e) {
+        std::cerr << "\nerror: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks (with apt), then configures and builds dualrt in
+# build/. Idempotent: a second run only rebuilds what changed. With CI=true, warnings are errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers libspdlog-dev doctest-dev
+          pocl-opencl-icd clinfo)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+preset=default
+[ "${CI:-}" = true ] && preset=ci
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$(nproc)"
