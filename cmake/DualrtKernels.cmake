@@ -14,7 +14,7 @@ function(dualrt_embed_kernels out_var)
     message(FATAL_ERROR "dualrt_embed_kernels needs FUNCTION and FILES")
   endif()
   set(output ${CMAKE_CURRENT_BINARY_DIR}/${ARG_FUNCTION}.cpp)
-  string(REPLACE ";" "\\;" files_arg "${ARG_FILES}")
+  string(REPLACE ";" "$<SEMICOLON>" files_arg "${ARG_FILES}")
   add_custom_command(
     OUTPUT ${output}
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${output} -DFUNCTION=${ARG_FUNCTION}

@@ -177,8 +177,9 @@ void raise_cl_error(const cl::Error& error, const char* call, std::string contex
     info.code = code;
     info.code_name = error_name(code);
     info.context = std::move(context);
-    info.detail = std::string(error.what()) + " returned " + info.code_name + " (" +
-                  std::to_string(code) + ") at " + short_file(file) + ":" + std::to_string(line);
+    // The core's message already shows the code and its name next to `call`.
+    info.detail = std::string(error.what()) + " (called at " + short_file(file) + ":" +
+                  std::to_string(line) + ")";
     if (code == nvidia_illegal_access) {
         info.detail += "; NVIDIA reports -9999 when a kernel reads or writes outside a buffer";
     }

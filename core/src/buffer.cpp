@@ -16,17 +16,18 @@ NativeHandle BufferView::native_handle() const {
     return impl_->native_handle();
 }
 
-BufferView BufferView::sub_view(std::size_t offset_bytes, std::size_t bytes,
+BufferView BufferView::sub_view(std::size_t offset, std::size_t count,
                                 std::size_t elem_size) const {
     if (!impl_) detail::raise_argument("Buffer::view", "the Buffer is empty");
-    if (offset_bytes > bytes_ || bytes > bytes_ - offset_bytes)
-        detail::raise_argument(
-            "Buffer::view",
-            "elements [" + std::to_string(offset_bytes / elem_size) + ", " +
-                std::to_string((offset_bytes + bytes) / elem_size) + ") reach past the end of a " +
-                std::to_string(bytes_ / elem_size) + "-element buffer",
-            Errc::out_of_range);
-    return BufferView(impl_, offset_bytes_ + offset_bytes, bytes);
+    const std::size_t size = bytes_ / elem_size;
+    if (offset > size || count > size - offset)
+        detail::raise_argument("Buffer::view",
+                               "elements [" + std::to_string(offset) + ", " +
+                                   std::to_string(offset) + " + " + std::to_string(count) +
+                                   ") reach past the end of a " + std::to_string(size) +
+                                   "-element buffer",
+                               Errc::out_of_range);
+    return BufferView(impl_, offset_bytes_ + offset * elem_size, count * elem_size);
 }
 
 }  // namespace dualrt

@@ -1,6 +1,7 @@
 // Queue: argument checks, then dispatch to the backend.
 #include <dualrt/device.hpp>
 #include <dualrt/queue.hpp>
+#include <dualrt/runtime.hpp>
 
 #include "backend/backend.hpp"
 #include "errors.hpp"
@@ -13,12 +14,14 @@
 namespace dualrt {
 namespace {
 
-// DUALRT_SYNC=1 makes every enqueue wait for its work, so an asynchronous fault surfaces at the
-// call that caused it. Read once.
+// DUALRT_SYNC (any value but "" or "0") makes every enqueue wait for its work, so an
+// asynchronous fault surfaces at the call that caused it. Read once, for every backend.
 bool sync_after_every_enqueue() {
     static const bool enabled = [] {
-        const char* value = std::getenv("DUALRT_SYNC");
-        return value != nullptr && std::strcmp(value, "1") == 0;
+        const char* value = std::getenv(env_sync);
+        const bool on = value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+        if (on) detail::log().info("{}={}: every enqueue waits for its work", env_sync, value);
+        return on;
     }();
     return enabled;
 }
@@ -54,7 +57,10 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
 }
 
 Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event) {
-    if (sync_after_every_enqueue()) impl_->finish();
+    if (sync_after_every_enqueue()) {
+        impl_->finish();
+        event->wait();  // reports the failed command's own status where the backend knows it
+    }
     return Event(std::move(event));
 }
 

@@ -28,9 +28,11 @@ std::optional<std::size_t> parse_index(const std::string& text) {
 }
 
 // "cuda: available, 1 device; opencl: libOpenCL.so.1 not found" -- what exists and why not.
-std::string describe_backends() {
+// `skip` leaves out the backend whose reason the message already gives.
+std::string describe_backends(std::optional<Backend> skip) {
     std::string out;
     for (const auto kind : detail::known_backends()) {
+        if (skip == kind) continue;
         const auto status = detail::backend_status(kind);
         if (!out.empty()) out += "; ";
         out += to_string(kind);
@@ -61,13 +63,15 @@ bool matches(const Device& device, const std::string& needle) {
     return false;
 }
 
-[[noreturn]] void fail_selection(Errc errc, const Selection& asked, const std::string& detail) {
+[[noreturn]] void fail_selection(Errc errc, const Selection& asked, const std::string& detail,
+                                 std::optional<Backend> explained = std::nullopt) {
     ErrorInfo info;
     info.errc = errc;
     info.backend = "dualrt";
     info.call = "select(" + std::string(env_backend) + "=" + asked.backend + ", " + env_device +
                 "=" + (asked.device.empty() ? std::string("<default>") : asked.device) + ")";
-    info.detail = detail + ". Backends: " + describe_backends();
+    const auto others = describe_backends(explained);
+    info.detail = detail + (others.empty() ? "" : ". " + std::string(explained ? "Other backends: " : "Backends: ") + others);
     detail::raise(std::move(info));
 }
 
@@ -165,7 +169,8 @@ Device select(const Selection& asked) {
     if (!status.available)
         fail_selection(Errc::unavailable, asked,
                        std::string("the ") + to_string(*kind) + " backend is unavailable: " +
-                           status.reason);
+                           status.reason,
+                       kind);
     const auto candidates = devices(*kind);
     auto chosen = pick(candidates, asked, *kind == Backend::opencl);
     if (!chosen) {

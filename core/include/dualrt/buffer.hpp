@@ -31,8 +31,9 @@ public:
     const std::shared_ptr<backend::BufferImpl>& impl() const noexcept { return impl_; }
 
 protected:
-    // Range-checked sub-view in bytes; throws Errc::out_of_range naming the sizes.
-    BufferView sub_view(std::size_t offset_bytes, std::size_t bytes, std::size_t elem_size) const;
+    // Elements [offset, offset + count) of elem_size bytes each, range-checked in elements (so
+    // huge values cannot overflow); throws Errc::out_of_range naming the sizes.
+    BufferView sub_view(std::size_t offset, std::size_t count, std::size_t elem_size) const;
 
 private:
     std::shared_ptr<backend::BufferImpl> impl_;
@@ -55,7 +56,7 @@ public:
     // Elements [offset, offset + count) of this view, sharing its memory. Throws
     // Errc::out_of_range when the range does not fit.
     Buffer view(std::size_t offset, std::size_t count) const {
-        return Buffer(sub_view(offset * sizeof(T), count * sizeof(T), sizeof(T)));
+        return Buffer(sub_view(offset, count, sizeof(T)));
     }
 };
 

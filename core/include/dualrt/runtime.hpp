@@ -14,6 +14,7 @@ inline constexpr const char* env_backend = "DUALRT_BACKEND";          // auto | 
 inline constexpr const char* env_device = "DUALRT_DEVICE";            // index or name substring
 inline constexpr const char* env_log = "DUALRT_LOG";                  // spdlog level name
 inline constexpr const char* env_plugin_path = "DUALRT_PLUGIN_PATH";  // extra module folders
+inline constexpr const char* env_sync = "DUALRT_SYNC";  // "1": wait after every enqueue
 
 // What the library knows about one backend after trying to load it.
 struct BackendStatus {

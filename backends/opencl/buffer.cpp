@@ -1,0 +1,97 @@
+// Device buffers, their kernel-argument sub-buffers, and pinned host buffers.
+#include "buffer.hpp"
+
+#include "check.hpp"
+#include "device.hpp"
+#include "errors.hpp"
+
+#include <string>
+#include <utility>
+
+namespace dualrt::opencl {
+namespace {
+
+std::string allocation_context(const DeviceImpl& device, const char* what, std::size_t bytes) {
+    return std::string("allocating a ") + what + " of " + detail::format_bytes(bytes) + " on " +
+           device.describe();
+}
+
+[[noreturn]] void raise_misaligned_view(const DeviceImpl& device, std::size_t offset,
+                                        std::size_t bytes, std::size_t alignment) {
+    ErrorInfo info;
+    info.errc = Errc::invalid_argument;
+    info.backend = "opencl";
+    info.call = "clCreateSubBuffer";
+    info.context = "a kernel argument viewing " + detail::format_bytes(bytes) + " of a buffer on " +
+                   device.describe();
+    info.detail = "buffer view at byte offset " + std::to_string(offset) +
+                  " cannot be a kernel argument on this OpenCL device: the offset must be a "
+                  "multiple of " +
+                  std::to_string(alignment) + " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN)";
+    detail::raise(std::move(info));
+}
+
+}  // namespace
+
+BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes)
+    : device_(std::move(device)), bytes_(bytes) {
+    device_->check_allocation_size(bytes, "device buffer");
+    buffer_ = CL_CHECK_ALLOC(cl::Buffer(device_->context(), CL_MEM_READ_WRITE, bytes),
+                             allocation_context(*device_, "device buffer", bytes));
+}
+
+const backend::DeviceImpl& BufferImpl::device() const { return *device_; }
+
+NativeHandle BufferImpl::native_handle() const {
+    return reinterpret_cast<NativeHandle>(buffer_());
+}
+
+cl::Buffer BufferImpl::kernel_argument(std::size_t offset, std::size_t bytes) {
+    if (offset == 0 && bytes == bytes_) return buffer_;
+    const std::size_t alignment = device_->sub_buffer_alignment();
+    if (offset % alignment != 0) raise_misaligned_view(*device_, offset, bytes, alignment);
+
+    std::lock_guard<std::mutex> lock(sub_buffers_mutex_);
+    const auto key = std::make_pair(offset, bytes);
+    if (auto found = sub_buffers_.find(key); found != sub_buffers_.end()) return found->second;
+    if (sub_buffers_.size() >= max_cached_sub_buffers) sub_buffers_.clear();
+
+    const cl_buffer_region region{offset, bytes};
+    cl::Buffer sub = CL_CHECK_ALLOC(
+        buffer_.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region),
+        "a kernel argument viewing bytes [" + std::to_string(offset) + ", " +
+            std::to_string(offset + bytes) + ") of a " + detail::format_bytes(bytes_) +
+            " buffer on " + device_->describe());
+    sub_buffers_.emplace(key, sub);
+    return sub;
+}
+
+HostBufferImpl::HostBufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes)
+    : device_(std::move(device)), bytes_(bytes) {
+    device_->check_allocation_size(bytes, "pinned host buffer");
+    buffer_ = CL_CHECK_ALLOC(
+        cl::Buffer(device_->context(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes),
+        allocation_context(*device_, "pinned host buffer", bytes));
+    queue_ = device_->internal_queue();
+    data_ = CL_CHECK_ALLOC(
+        queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes),
+        "mapping a pinned host buffer of " + detail::format_bytes(bytes) + " on " +
+            device_->describe());
+}
+
+HostBufferImpl::~HostBufferImpl() {
+    // data_ is set last in the constructor, so a destroyed object was always mapped.
+    CL_CHECK_NOTHROW(queue_.enqueueUnmapMemObject(buffer_, data_),
+                     "unmapping a pinned host buffer of " + detail::format_bytes(bytes_) + " on " +
+                         device_->describe());
+    CL_CHECK_NOTHROW(queue_.finish(), "waiting for the unmap of a pinned host buffer on " +
+                                          device_->describe());
+}
+
+const backend::DeviceImpl& HostBufferImpl::device() const { return *device_; }
+
+NativeHandle HostBufferImpl::native_handle() const {
+    return reinterpret_cast<NativeHandle>(buffer_());
+}
+
+}  // namespace dualrt::opencl

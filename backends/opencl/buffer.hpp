@@ -1,0 +1,78 @@
+// Device buffers (cl::Buffer) and pinned host buffers (a CL_MEM_ALLOC_HOST_PTR buffer mapped once).
+#pragma once
+
+#include "backend/backend.hpp"
+#include "cl.hpp"
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+namespace dualrt::opencl {
+
+class DeviceImpl;
+
+// A CL_MEM_READ_WRITE allocation of bytes() bytes. Owns its cl_mem, and the sub-buffers made for
+// kernel arguments that view part of it. Thread-safe.
+class BufferImpl final : public backend::BufferImpl {
+public:
+    // Allocates (blocking). Throws Errc::out_of_memory naming the size and the device when the
+    // device refuses, or when bytes exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE. Some drivers commit
+    // memory lazily; their shortage then surfaces at first use, as the driver reports it.
+    BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes);
+
+    const backend::DeviceImpl& device() const override;
+    std::size_t bytes() const override { return bytes_; }
+    NativeHandle native_handle() const override;  // cl_mem, owned by this object
+
+    const cl::Buffer& cl_buffer() const { return buffer_; }
+
+    // The memory object to pass as a kernel argument for the view [offset, offset + bytes): the
+    // allocation itself for the whole range, else a sub-buffer, created on first use and kept
+    // (at most max_cached_sub_buffers of them) so repeated launches reuse it. Throws
+    // Errc::invalid_argument when offset is not a multiple of the device's
+    // CL_DEVICE_MEM_BASE_ADDR_ALIGN. The range is valid (checked by the core).
+    cl::Buffer kernel_argument(std::size_t offset, std::size_t bytes);
+
+private:
+    // Sub-buffers past this count are dropped and re-created on demand. Dropping one is safe
+    // even while a kernel uses it: OpenCL keeps a memory object alive until its commands finish.
+    static constexpr std::size_t max_cached_sub_buffers = 1024;
+
+    std::shared_ptr<DeviceImpl> device_;
+    std::size_t bytes_;
+    cl::Buffer buffer_;
+    std::mutex sub_buffers_mutex_;
+    std::map<std::pair<std::size_t, std::size_t>, cl::Buffer> sub_buffers_;  // by (offset, bytes)
+};
+
+// Pinned host memory: a CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE buffer, mapped once for reading
+// and writing (blocking, on the device's internal queue) when created and unmapped when destroyed.
+// data() is valid for the object's whole life; copies between it and device buffers run at
+// pinned speed on drivers that pin such buffers (NVIDIA, AMD, Intel). Its cl_mem is never used in
+// commands while mapped. The object is thread-safe; the memory's contents are the caller's.
+class HostBufferImpl final : public backend::HostBufferImpl {
+public:
+    // Allocates and maps (blocking). Throws Errc::out_of_memory naming the size and the device.
+    HostBufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes);
+    // Unmaps and waits for the unmap (finishes the internal queue). Never throws; logs failures.
+    ~HostBufferImpl() override;
+    HostBufferImpl(const HostBufferImpl&) = delete;
+    HostBufferImpl& operator=(const HostBufferImpl&) = delete;
+
+    const backend::DeviceImpl& device() const override;
+    void* data() override { return data_; }
+    std::size_t bytes() const override { return bytes_; }
+    NativeHandle native_handle() const override;  // cl_mem, owned by this object
+
+private:
+    std::shared_ptr<DeviceImpl> device_;
+    std::size_t bytes_;
+    cl::Buffer buffer_;
+    cl::CommandQueue queue_;  // the device's internal queue, which mapped data_
+    void* data_ = nullptr;
+};
+
+}  // namespace dualrt::opencl
