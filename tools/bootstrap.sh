@@ -23,3 +23,7 @@ preset=default
 [ "${CI:-}" = true ] && preset=ci
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
+
+# What this build finds on this machine, and why any backend is unavailable. A machine with no
+# usable device at all still counts as a successful build.
+build/bin/dualrt-info || true

@@ -178,6 +178,9 @@ std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<
         state->name = name;
         state->kernel = CL_CHECK(cl::Kernel(built, name.c_str()), context);
         state->params = read_params(state->kernel, context);
+        state->max_work_group_size = CL_CHECK(
+            state->kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device->cl_device()),
+            context);
         cached = kernels_.emplace(name, std::move(state)).first;
     }
     return std::make_shared<KernelImpl>(device, cached->second);

@@ -20,6 +20,7 @@ struct KernelState {
     std::string name;
     cl::Kernel kernel;
     std::vector<backend::ParamInfo> params;
+    std::size_t max_work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE on this device
     // clSetKernelArg is not thread-safe on one cl_kernel, and the arguments of a launch are those
     // set when it is enqueued: QueueImpl::launch holds this across setting the arguments and
     // clEnqueueNDRangeKernel.
@@ -34,6 +35,7 @@ public:
     const backend::DeviceImpl& device() const override;
     const std::string& name() const override { return state_->name; }
     const std::vector<backend::ParamInfo>& params() const override { return state_->params; }
+    std::size_t max_work_group_size() const override { return state_->max_work_group_size; }
     NativeHandle native_handle() const override;  // cl_kernel, owned by this object's state
 
     KernelState& state() const { return *state_; }

@@ -15,7 +15,8 @@ using Kind = backend::ParamInfo::Kind;
 
 // Work-group shape when the caller leaves it to us: 256 work-items (a good default on every
 // GPU we know), shaped per dimension, then shrunk to the device's limits.
-std::array<std::size_t, 3> default_local(int dims, const DeviceInfo& device) {
+std::array<std::size_t, 3> default_local(int dims, const DeviceInfo& device,
+                                         std::size_t group_limit) {
     std::array<std::size_t, 3> local = dims == 1   ? std::array<std::size_t, 3>{256, 1, 1}
                                        : dims == 2 ? std::array<std::size_t, 3>{16, 16, 1}
                                                    : std::array<std::size_t, 3>{8, 8, 4};
@@ -24,7 +25,7 @@ std::array<std::size_t, 3> default_local(int dims, const DeviceInfo& device) {
         if (device.max_work_item_sizes[i] > 0)
             local[i] = std::min(local[i], device.max_work_item_sizes[i]);
     }
-    const std::size_t limit = std::max<std::size_t>(device.max_work_group_size, 1);
+    const std::size_t limit = std::max<std::size_t>(group_limit, 1);
     while (local[0] * local[1] * local[2] > limit) {
         auto largest = std::max_element(local.begin(), local.end());
         *largest = std::max<std::size_t>(*largest / 2, 1);
@@ -71,8 +72,15 @@ std::string describe_param(std::size_t index, const backend::ParamInfo& param) {
 
 }  // namespace
 
-backend::LaunchGeometry launch_geometry(const std::string& kernel, const Range& global,
-                                        const Range& local, const DeviceInfo& device) {
+backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel_impl,
+                                        const Range& global, const Range& local,
+                                        const DeviceInfo& device) {
+    const std::string& kernel = kernel_impl.name();
+    // The kernel's own limit, where the backend knows one, is never above the device's.
+    std::size_t group_limit = device.max_work_group_size;
+    const std::size_t kernel_limit = kernel_impl.max_work_group_size();
+    const bool kernel_is_tighter = kernel_limit > 0 && (group_limit == 0 || kernel_limit < group_limit);
+    if (kernel_is_tighter) group_limit = kernel_limit;
     if (global.dims() < 1 || global.dims() > 3)
         fail(kernel, "the global range is empty; expected 1 to 3 dimensions");
     for (int axis = 0; axis < global.dims(); ++axis)
@@ -86,7 +94,7 @@ backend::LaunchGeometry launch_geometry(const std::string& kernel, const Range& 
 
     backend::LaunchGeometry geometry;
     geometry.dims = global.dims();
-    const auto chosen = local.dims() == 0 ? default_local(global.dims(), device)
+    const auto chosen = local.dims() == 0 ? default_local(global.dims(), device, group_limit)
                                           : std::array<std::size_t, 3>{local[0], local[1], local[2]};
     for (int axis = 0; axis < 3; ++axis) {
         const auto i = static_cast<std::size_t>(axis);
@@ -101,10 +109,10 @@ backend::LaunchGeometry launch_geometry(const std::string& kernel, const Range& 
         geometry.global[i] = (g + l - 1) / l * l;  // round up: kernels bounds-check
     }
     const std::size_t group = geometry.local[0] * geometry.local[1] * geometry.local[2];
-    if (device.max_work_group_size > 0 && group > device.max_work_group_size)
+    if (group_limit > 0 && group > group_limit)
         fail(kernel, "work-group of " + std::to_string(group) + " work-items (" + local.str() +
-                         ") exceeds the device's maximum work-group size of " +
-                         std::to_string(device.max_work_group_size));
+                         ") exceeds the " + (kernel_is_tighter ? "kernel's" : "device's") +
+                         " maximum work-group size of " + std::to_string(group_limit));
     return geometry;
 }
 

@@ -10,9 +10,10 @@
 
 namespace dualrt::detail {
 
-// Turns the user's ranges into backend geometry: checks dimensions and device limits, chooses a
-// work-group size when `local` is Range{}, and rounds `global` up to a multiple of it.
-backend::LaunchGeometry launch_geometry(const std::string& kernel, const Range& global,
+// Turns the user's ranges into backend geometry: checks dimensions and the device's and kernel's
+// limits, chooses a work-group size when `local` is Range{}, and rounds `global` up to a
+// multiple of it.
+backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel, const Range& global,
                                         const Range& local, const DeviceInfo& device);
 
 // Checks count, kind and size of every argument against the kernel's parameters, and that every

@@ -141,7 +141,7 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
         detail::raise_argument("Queue::launch('" + impl.name() + "')",
                                "the kernel was made for device '" + impl.device().info().name +
                                    "', but this queue runs on '" + device_->info().name + "'");
-    const auto geometry = detail::launch_geometry(impl.name(), global, local, device_->info());
+    const auto geometry = detail::launch_geometry(impl, global, local, device_->info());
     const auto checked = detail::checked_arguments(impl, std::move(args), *device_);
     return after_enqueue(impl_->launch(impl, geometry, checked));
 }

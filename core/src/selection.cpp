@@ -58,7 +58,8 @@ std::string describe_devices(const std::vector<Device>& devices) {
 bool matches(const Device& device, const std::string& needle) {
     const auto& info = device.info();
     const auto want = lowercase(needle);
-    for (const auto* field : {&info.name, &info.vendor, &info.platform})
+    // The architecture string is the OpenCL device version, where PoCL says "PoCL".
+    for (const auto* field : {&info.name, &info.vendor, &info.platform, &info.architecture})
         if (lowercase(*field).find(want) != std::string::npos) return true;
     return false;
 }
@@ -118,7 +119,7 @@ Device select_auto(const Selection& asked) {
     }
     if (all.empty()) fail_selection(Errc::unavailable, asked, "no backend is available");
     fail_selection(Errc::not_found, asked,
-                   "no device name, vendor or platform contains '" + asked.device +
+                   "no device name, vendor, platform or version contains '" + asked.device +
                        "'; devices: " + describe_devices(all));
 }
 
@@ -177,7 +178,7 @@ Device select(const Selection& asked) {
         const bool by_index = parse_index(asked.device).has_value();
         fail_selection(Errc::not_found, asked,
                        (by_index ? "device index " + asked.device + " is out of range"
-                                 : "no device name, vendor or platform contains '" +
+                                 : "no device name, vendor, platform or version contains '" +
                                        asked.device + "'") +
                            "; " + to_string(*kind) + " devices: " + describe_devices(candidates));
     }

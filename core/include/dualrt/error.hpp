@@ -24,7 +24,7 @@ const char* to_string(Errc errc) noexcept;
 // Everything a failure report needs, filled by the code that detects it.
 struct ErrorInfo {
     Errc errc = Errc::backend_failure;
-    std::string backend;    // "cuda", "opencl", or "core" for argument checks
+    std::string backend;    // "cuda", "opencl", or "dualrt" for the library's own checks
     std::string call;       // the failing call as written, e.g. "clEnqueueWriteBuffer(...)"
     std::int64_t code = 0;  // the native error code (0 where there is none)
     std::string code_name;  // its symbolic name, e.g. "CL_INVALID_VALUE"

@@ -70,7 +70,8 @@ public:
         return copy_bytes(dst, src, sizeof(T), sync);
     }
 
-    // Sets every element of dst to value. sizeof(T) must be a power of two up to 128.
+    // Sets every element of dst to value (copied at the call, so it may be a temporary).
+    // sizeof(T) must be a power of two up to 128.
     template <typename T>
     Event fill(const Buffer<T>& dst, const T& value, Sync sync = Sync::async) {
         return fill_bytes(dst, &value, sizeof(T), sync);

@@ -47,9 +47,10 @@ struct Selection {
 
 // Chooses a device. auto: the first CUDA device if there is one, else the first OpenCL GPU, else
 // the first OpenCL device. A device given as a number is an index into the chosen backend's
-// devices; text is a case-insensitive substring of the device name, vendor or platform. Anything
-// that cannot be honoured throws (Errc::invalid_argument, not_found or unavailable) with what was
-// asked, what exists, and why each missing backend is missing. Never falls back silently.
+// devices; text is a case-insensitive substring of the device's name, vendor, platform or
+// architecture (the OpenCL version string, so "pocl" finds PoCL). Anything that cannot be
+// honoured throws (Errc::invalid_argument, not_found or unavailable) with what was asked, what
+// exists, and why each missing backend is missing. Never falls back silently.
 Device select(const Selection& selection);
 
 // select(Selection::from_environment())

@@ -77,6 +77,9 @@ public:
     virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
     virtual const std::string& name() const = 0;
     virtual const std::vector<ParamInfo>& params() const = 0;
+    // The largest work-group this kernel can run on its device (registers and local memory can
+    // make it smaller than the device's limit).
+    virtual std::size_t max_work_group_size() const = 0;
     virtual NativeHandle native_handle() const = 0;  // cl_kernel / CUfunction
 };
 
@@ -112,7 +115,8 @@ public:
     // Source and destination ranges never overlap (checked by the core).
     virtual EventPtr copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
                                  std::size_t src_offset, std::size_t bytes, Sync sync) = 0;
-    // pattern_size is a power of two in 1..128; offset and bytes are multiples of it.
+    // pattern_size is a power of two in 1..128; offset and bytes are multiples of it. The pattern
+    // is copied before the call returns (the caller's value may go out of scope).
     virtual EventPtr fill(BufferImpl& dst, std::size_t offset, std::size_t bytes,
                           const void* pattern, std::size_t pattern_size, Sync sync) = 0;
     virtual EventPtr launch(KernelImpl& kernel, const LaunchGeometry& geometry,
