@@ -107,12 +107,8 @@ DeviceImpl::DeviceImpl(cl::Device device, std::string platform_name, int index)
 
     const std::string extensions = CL_CHECK(device_.getInfo<CL_DEVICE_EXTENSIONS>(), context);
     info_.pci_bus_id = pci_bus_id(device_, extensions, context);
-    // OpenCL cannot count copy engines. NVIDIA's CL_DEVICE_GPU_OVERLAP_NV says whether copies can
-    // run beside kernels, i.e. at least one engine; anything else stays unknown.
-    if (has_extension(extensions, "cl_nv_device_attribute_query")) {
-        const auto overlap = optional_info<cl_bool>(device_, CL_DEVICE_GPU_OVERLAP_NV, context);
-        if (overlap && *overlap == CL_TRUE) info_.copy_engines = 1;
-    }
+    // copy_engines stays unknown: OpenCL cannot count copy engines, and NVIDIA's
+    // CL_DEVICE_GPU_OVERLAP_NV only says that there is at least one (an H200 has three).
 }
 
 const DeviceImpl::Runtime& DeviceImpl::runtime() const {
