@@ -28,6 +28,8 @@ std::string compose_message(const ErrorInfo& info) {
 
 Error::Error(ErrorInfo info) : std::runtime_error(compose_message(info)), info_(std::move(info)) {}
 
+Error::~Error() = default;
+
 const char* to_string(Errc errc) noexcept {
     switch (errc) {
         case Errc::invalid_argument: return "invalid_argument";

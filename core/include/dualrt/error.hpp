@@ -34,9 +34,16 @@ struct ErrorInfo {
 
 // Thrown by every dualrt operation that fails. The library never calls exit() or abort();
 // after an Error the library stays usable.
-class Error : public std::runtime_error {
+//
+// The out-of-line destructor is the class's key function: its type_info then lives in libdualrt
+// alone (exported), so an Error thrown inside a backend module is caught as the same type in the
+// core and in applications, whatever visibility the module was built with.
+class __attribute__((visibility("default"))) Error : public std::runtime_error {
 public:
     explicit Error(ErrorInfo info);
+    ~Error() override;
+    Error(const Error&) = default;
+    Error& operator=(const Error&) = default;
 
     Errc errc() const noexcept { return info_.errc; }
     const std::string& backend() const noexcept { return info_.backend; }
