@@ -1,0 +1,145 @@
+// An in-process backend over plain host memory, for device-free tests of the core: ownership,
+// argument checks and dispatch, with no driver involved. Every operation runs at once, so every
+// event is complete when it is returned.
+#pragma once
+
+#include "backend/backend.hpp"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace test::fake {
+
+using namespace dualrt::backend;
+
+class Device;
+
+class Event final : public EventImpl {
+public:
+    explicit Event(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+    const DeviceImpl& device() const override;
+    void wait() override {}
+    bool is_complete() override { return true; }
+    double elapsed_ms_since(EventImpl&) override { return 0.0; }
+    dualrt::NativeHandle native_handle() const override { return 0; }
+
+private:
+    std::shared_ptr<const Device> device_;
+};
+
+class Buffer final : public BufferImpl {
+public:
+    Buffer(std::shared_ptr<const Device> device, std::size_t bytes)
+        : device_(std::move(device)), bytes_(bytes) {}
+    const DeviceImpl& device() const override;
+    std::size_t bytes() const override { return bytes_.size(); }
+    dualrt::NativeHandle native_handle() const override {
+        return reinterpret_cast<dualrt::NativeHandle>(bytes_.data());
+    }
+    unsigned char* data() { return bytes_.data(); }
+
+private:
+    std::shared_ptr<const Device> device_;
+    std::vector<unsigned char> bytes_;
+};
+
+class Queue final : public QueueImpl {
+public:
+    explicit Queue(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+    const DeviceImpl& device() const override;
+    EventPtr copy_to_device(BufferImpl& dst, std::size_t offset, const void* src,
+                            std::size_t bytes, dualrt::Sync) override {
+        std::memcpy(ours(dst).data() + offset, src, bytes);
+        return done();
+    }
+    EventPtr copy_to_host(void* dst, BufferImpl& src, std::size_t offset, std::size_t bytes,
+                          dualrt::Sync) override {
+        std::memcpy(dst, ours(src).data() + offset, bytes);
+        return done();
+    }
+    EventPtr copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
+                         std::size_t src_offset, std::size_t bytes, dualrt::Sync) override {
+        std::memcpy(ours(dst).data() + dst_offset, ours(src).data() + src_offset, bytes);
+        return done();
+    }
+    EventPtr fill(BufferImpl& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                  std::size_t pattern_size, dualrt::Sync) override {
+        for (std::size_t at = 0; at < bytes; at += pattern_size)
+            std::memcpy(ours(dst).data() + offset + at, pattern, pattern_size);
+        return done();
+    }
+    EventPtr launch(KernelImpl&, const LaunchGeometry& geometry,
+                    const std::vector<KernelArg>& args) override {
+        last_geometry = geometry;
+        last_args = args;
+        return done();
+    }
+    EventPtr record() override { return done(); }
+    void wait_for(EventImpl&) override {}
+    void finish() override {}
+    dualrt::NativeHandle native_handle() const override { return 0; }
+
+    LaunchGeometry last_geometry;
+    std::vector<KernelArg> last_args;
+
+private:
+    static Buffer& ours(BufferImpl& buffer) { return static_cast<Buffer&>(buffer); }
+    EventPtr done() { return std::make_shared<Event>(device_); }
+    std::shared_ptr<const Device> device_;
+};
+
+// A kernel `saxpy(uint n, float a, float* x, float* y)`, like the built-in one.
+class Kernel final : public KernelImpl {
+public:
+    explicit Kernel(std::shared_ptr<const Device> device) : device_(std::move(device)) {
+        params_ = {{ParamInfo::Kind::scalar, 4, "uint", "n"},
+                   {ParamInfo::Kind::scalar, 4, "float", "a"},
+                   {ParamInfo::Kind::buffer, 0, "float*", "x"},
+                   {ParamInfo::Kind::buffer, 0, "float*", "y"}};
+    }
+    const DeviceImpl& device() const override;
+    const std::string& name() const override { return name_; }
+    const std::vector<ParamInfo>& params() const override { return params_; }
+    std::size_t max_work_group_size() const override { return 128; }
+    dualrt::NativeHandle native_handle() const override { return 0; }
+
+private:
+    std::shared_ptr<const Device> device_;
+    std::string name_ = "saxpy";
+    std::vector<ParamInfo> params_;
+};
+
+class Device final : public DeviceImpl, public std::enable_shared_from_this<Device> {
+public:
+    explicit Device(std::string name) {
+        info_.name = std::move(name);
+        info_.max_work_group_size = 1024;
+        info_.max_work_item_sizes = {1024, 1024, 64};
+        info_.local_memory_bytes = 48 * 1024;
+    }
+    const dualrt::DeviceInfo& info() const override { return info_; }
+    std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) override {
+        return std::make_shared<Buffer>(shared_from_this(), bytes);
+    }
+    std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t) override { return nullptr; }
+    std::shared_ptr<QueueImpl> create_queue() override {
+        return std::make_shared<Queue>(shared_from_this());
+    }
+    std::shared_ptr<KernelImpl> kernel(const std::string&) override {
+        return std::make_shared<Kernel>(shared_from_this());
+    }
+    dualrt::NativeHandle native_handle() const override { return 0; }
+    dualrt::NativeHandle native_context() const override { return 0; }
+
+private:
+    dualrt::DeviceInfo info_;
+};
+
+inline const DeviceImpl& Event::device() const { return *device_; }
+inline const DeviceImpl& Buffer::device() const { return *device_; }
+inline const DeviceImpl& Queue::device() const { return *device_; }
+inline const DeviceImpl& Kernel::device() const { return *device_; }
+
+}  // namespace test::fake
