@@ -18,6 +18,23 @@ std::vector<T> with_guard(std::vector<T> data, T poison) {
 
 std::uint32_t u32(std::size_t n) { return static_cast<std::uint32_t>(n); }
 
+// Runs index_2d / index_3d over `global` into a poisoned buffer with guard elements, and returns
+// the differences from "element i holds i, guards untouched" ("" when there are none).
+template <typename... Extents>
+std::string index_kernel_output(const char* kernel, const dualrt::Range& global,
+                                const dualrt::Range& local, Extents... extents) {
+    const std::size_t n = global.total();
+    auto q = test::device().create_queue();
+    auto buffer = test::device().alloc<std::uint32_t>(n + guard);
+    q.fill(buffer, test::poison_u32);
+    q.launch(test::device().kernel(kernel), global, local, buffer, extents...);
+    std::vector<std::uint32_t> out(n + guard, 0);
+    q.copy(out, buffer, dualrt::Sync::blocking);
+    std::vector<std::uint32_t> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = u32(i);
+    return test::differences(out, with_guard(expected, test::poison_u32));
+}
+
 }  // namespace
 
 TEST_CASE("kernels: saxpy y = a*x + y") {
@@ -103,17 +120,8 @@ TEST_CASE("kernels: index_2d covers a width x height range exactly once") {
     SUBCASE("local range 16x8") { local = dualrt::Range(16, 8); }
     CAPTURE(local.str());
 
-    const std::size_t n = width * height;
-    auto q = test::device().create_queue();
-    auto buffer = test::device().alloc<std::uint32_t>(n + guard);
-    q.fill(buffer, test::poison_u32);
-    q.launch(test::device().kernel("index_2d"), dualrt::Range(width, height), local, buffer,
-             u32(width), u32(height));
-    std::vector<std::uint32_t> out(n + guard, 0);
-    q.copy(out, buffer, dualrt::Sync::blocking);
-    std::vector<std::uint32_t> expected(n);
-    for (std::size_t i = 0; i < n; ++i) expected[i] = u32(i);
-    CHECK(test::differences(out, with_guard(expected, test::poison_u32)) == "");
+    CHECK(index_kernel_output("index_2d", dualrt::Range(width, height), local, u32(width),
+                              u32(height)) == "");
 }
 
 TEST_CASE("kernels: index_3d covers a width x height x depth range exactly once") {
@@ -131,17 +139,8 @@ TEST_CASE("kernels: index_3d covers a width x height x depth range exactly once"
     SUBCASE("local range 4x4x4") { local = dualrt::Range(4, 4, 4); }
     CAPTURE(local.str());
 
-    const std::size_t n = width * height * depth;
-    auto q = test::device().create_queue();
-    auto buffer = test::device().alloc<std::uint32_t>(n + guard);
-    q.fill(buffer, test::poison_u32);
-    q.launch(test::device().kernel("index_3d"), dualrt::Range(width, height, depth), local, buffer,
-             u32(width), u32(height), u32(depth));
-    std::vector<std::uint32_t> out(n + guard, 0);
-    q.copy(out, buffer, dualrt::Sync::blocking);
-    std::vector<std::uint32_t> expected(n);
-    for (std::size_t i = 0; i < n; ++i) expected[i] = u32(i);
-    CHECK(test::differences(out, with_guard(expected, test::poison_u32)) == "");
+    CHECK(index_kernel_output("index_3d", dualrt::Range(width, height, depth), local, u32(width),
+                              u32(height), u32(depth)) == "");
 }
 
 TEST_CASE("kernels: group_reverse reverses each work-group's slice through local memory") {

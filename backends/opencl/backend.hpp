@@ -20,7 +20,6 @@ public:
     // no usable device.
     static std::unique_ptr<BackendImpl> create();
 
-    Backend kind() const override { return Backend::opencl; }
     // "OpenCL: 1 platform (Portable Computing Language 3.0 PoCL 3.1+debian ...)"
     std::string version() const override;
     const std::vector<std::shared_ptr<backend::DeviceImpl>>& devices() override {

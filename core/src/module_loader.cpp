@@ -95,6 +95,12 @@ LoadedModule load_backend_module(const std::string& name) {
                             std::to_string(backend::api_version) + " (rebuild the module)";
             return result;
         }
+        if (descriptor->name == nullptr || name != descriptor->name) {
+            result.reason = candidate + " is the " +
+                            (descriptor->name ? descriptor->name : std::string("unnamed")) +
+                            " backend, not the " + name + " backend";
+            return result;
+        }
         result.descriptor = descriptor;
         return result;
     }

@@ -30,6 +30,6 @@ std::string Range::str() const {
     return out;
 }
 
-const char* version_string() noexcept { return "0.1.0"; }
+const char* version_string() noexcept { return DUALRT_VERSION_TEXT; }
 
 }  // namespace dualrt

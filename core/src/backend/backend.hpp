@@ -145,7 +145,6 @@ public:
 class BackendImpl {
 public:
     virtual ~BackendImpl() = default;
-    virtual Backend kind() const = 0;
     virtual std::string version() const = 0;  // e.g. "OpenCL ICD loader, 2 platforms"
     // Every usable device, in a stable order. Created once and shared.
     virtual const std::vector<std::shared_ptr<DeviceImpl>>& devices() = 0;
