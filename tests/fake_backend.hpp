@@ -22,6 +22,7 @@ public:
     const DeviceImpl& device() const override;
     void wait() override {}
     bool is_complete() override { return true; }
+    bool timed() const override { return true; }
     double elapsed_ms_since(EventImpl&) override { return 0.0; }
     dualrt::NativeHandle native_handle() const override { return 0; }
 
@@ -129,6 +130,9 @@ public:
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override {
         return std::make_shared<Kernel>(shared_from_this());
+    }
+    std::vector<std::string> load_source(const std::string&, const std::string&) override {
+        return {"fake"};
     }
     dualrt::NativeHandle native_handle() const override { return 0; }
     dualrt::NativeHandle native_context() const override { return 0; }

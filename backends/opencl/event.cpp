@@ -10,8 +10,10 @@
 
 namespace dualrt::opencl {
 
-EventImpl::EventImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, cl::Event event)
-    : device_(std::move(device)), queue_(std::move(queue)), event_(std::move(event)) {}
+EventImpl::EventImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, cl::Event event,
+                     bool timed)
+    : device_(std::move(device)), queue_(std::move(queue)), event_(std::move(event)),
+      timed_(timed) {}
 
 const backend::DeviceImpl& EventImpl::device() const { return *device_; }
 

@@ -16,7 +16,10 @@ class DeviceImpl;
 // thread.
 class EventImpl final : public backend::EventImpl {
 public:
-    EventImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, cl::Event event);
+    // `timed`: whether the event is a timing point (QueueImpl::record). The queue profiles every
+    // command, but only timed events are offered for timing, as on CUDA.
+    EventImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, cl::Event event,
+              bool timed);
 
     const backend::DeviceImpl& device() const override;
     // Blocks until the command completed. Throws Errc::backend_failure naming the status when the
@@ -25,6 +28,7 @@ public:
     // Never blocks. Flushes the command's queue while the command is still only queued, so that
     // polling makes progress. Throws Errc::backend_failure naming the status when it failed.
     bool is_complete() override;
+    bool timed() const override { return timed_; }
     // Waits for both events, then (this command's end - start's command end) in milliseconds,
     // from CL_PROFILING_COMMAND_END.
     double elapsed_ms_since(backend::EventImpl& start) override;
@@ -43,6 +47,7 @@ private:
     std::shared_ptr<DeviceImpl> device_;
     cl::CommandQueue queue_;  // the queue of the event's command
     cl::Event event_;
+    bool timed_;
 };
 
 }  // namespace dualrt::opencl

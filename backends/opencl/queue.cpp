@@ -84,7 +84,7 @@ std::string QueueImpl::describe(const std::string& what) const {
 }
 
 backend::EventPtr QueueImpl::enqueued(cl::Event event, bool wait) {
-    auto result = std::make_shared<EventImpl>(device_, queue_, std::move(event));
+    auto result = std::make_shared<EventImpl>(device_, queue_, std::move(event), false);
     if (wait) result->wait();  // names the failed command's status, unlike clFinish
     return result;
 }
@@ -187,7 +187,7 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
 backend::EventPtr QueueImpl::record() {
     cl::Event event;
     CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &event), describe("recording an event"));
-    return std::make_shared<EventImpl>(device_, queue_, std::move(event));
+    return std::make_shared<EventImpl>(device_, queue_, std::move(event), true);
 }
 
 void QueueImpl::wait_for(backend::EventImpl& event) {

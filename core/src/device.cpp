@@ -59,6 +59,21 @@ Kernel Device::kernel(std::string_view name) const {
     return Kernel(impl_->kernel(std::string(name)));
 }
 
+std::vector<std::string> Device::load_sources(const KernelSource& source) const {
+    require_valid("Device::load_sources");
+    if (source.name.empty())
+        detail::raise_argument("Device::load_sources", "the KernelSource has no name");
+    const bool cuda = impl_->info().backend == Backend::cuda;
+    const std::string& text = cuda ? source.cuda : source.opencl;
+    if (text.empty())
+        detail::raise_argument("Device::load_sources",
+                               "KernelSource '" + source.name + "' has no " +
+                                   (cuda ? "CUDA" : "OpenCL") + " text, and device '" +
+                                   impl_->info().name + "' runs on the " +
+                                   to_string(impl_->info().backend) + " backend");
+    return impl_->load_source(source.name, text);
+}
+
 NativeHandle Device::native_handle() const {
     require_valid("Device::native_handle");
     return impl_->native_handle();

@@ -25,6 +25,13 @@ double Event::elapsed_ms(const Event& start, const Event& end) {
                                "the two events belong to different devices ('" +
                                    start.impl_->device().info().name + "' and '" +
                                    end.impl_->device().info().name + "')");
+    if (!start.impl_->timed() || !end.impl_->timed())
+        detail::raise_argument("Event::elapsed_ms",
+                               std::string("the ") +
+                                   (!start.impl_->timed() ? "start" : "end") +
+                                   " event carries no timestamp: time device work between "
+                                   "events from Queue::record(), not the events that copies, "
+                                   "fills and launches return");
     start.impl_->wait();
     end.impl_->wait();
     return end.impl_->elapsed_ms_since(*start.impl_);

@@ -25,7 +25,8 @@ int main() try {
     queue.copy(dx, x);
     queue.copy(dy, y);
     auto start = queue.record();
-    auto done = queue.launch(saxpy, {n}, {}, n, a, dx, dy);
+    queue.launch(saxpy, {n}, {}, n, a, dx, dy);
+    auto done = queue.record();
     std::vector<float> result(n);
     queue.copy(result, dy, dualrt::Sync::blocking);
 

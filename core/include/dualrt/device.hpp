@@ -11,12 +11,23 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dualrt {
 
 namespace backend {
 class DeviceImpl;
 }
+
+// Kernel sources compiled at run time, one text per backend, with the same kernel names and
+// parameter lists in both (as for kernels/cl and kernels/cu). A device compiles the text of its
+// own backend: `opencl` with the OpenCL compiler, `cuda` with NVRTC. CUDA kernels are declared
+// extern "C" and may #include "dualrt_kernel.cuh" (OpenCL's names and dualrt_local<T>).
+struct KernelSource {
+    std::string name;    // names the source in error messages, e.g. "my_kernels"
+    std::string opencl;  // OpenCL C; may be empty when only CUDA devices will load it
+    std::string cuda;    // CUDA C++; may be empty when only OpenCL devices will load it
+};
 
 // A device of one backend. Cheap to copy (shared ownership); the device's context lives until
 // the last Device, Buffer, Queue, Event or Kernel of it is gone. Thread-safe.
@@ -43,11 +54,17 @@ public:
         return HostBuffer<T>(impl, static_cast<T*>(host_data(*impl)), count);
     }
 
-    Queue create_queue() const;  // a new in-order queue with timing enabled
+    Queue create_queue() const;  // a new in-order queue
 
     // A kernel by name (built-in or added with dualrt_add_kernels). Its program is built on first
     // use and cached. Throws Errc::not_found listing the known kernels.
     Kernel kernel(std::string_view name) const;
+
+    // Compiles the text of `source` for this device's backend and returns the names of the
+    // kernels it defines; kernel(name) finds them from then on. Throws Errc::compile_error with
+    // the compiler's full log, Errc::invalid_argument when the source for this backend is empty,
+    // defines no kernel, or defines a kernel that already exists on this device.
+    std::vector<std::string> load_sources(const KernelSource& source) const;
 
     NativeHandle native_handle() const;   // cl_device_id / CUdevice
     NativeHandle native_context() const;  // cl_context / CUcontext (the primary context)

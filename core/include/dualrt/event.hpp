@@ -22,7 +22,9 @@ public:
     void wait() const;          // blocks the calling thread until the point is reached
     bool is_complete() const;   // never blocks
 
-    // Device time in milliseconds from `start` to `end`, both of one device. Waits for both.
+    // Device time in milliseconds from `start` to `end`, both of one device and both from
+    // Queue::record() (the events of copies, fills and launches carry no timestamp, which keeps
+    // them cheap). Waits for both.
     static double elapsed_ms(const Event& start, const Event& end);
 
     NativeHandle native_handle() const;  // cl_event / CUevent

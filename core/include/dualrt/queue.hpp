@@ -86,7 +86,7 @@ public:
         return launch_checked(kernel, global, local, {detail::make_argument(args)...});
     }
 
-    Event record();                 // an Event at the current end of this queue
+    Event record();  // a timed Event at the current end of this queue (see Event::elapsed_ms)
     void wait(const Event& event);  // later work on this queue waits for event; the host does not
     void finish();                  // blocks until everything enqueued so far has completed
 

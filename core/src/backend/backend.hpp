@@ -18,7 +18,7 @@ namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
 // version is refused by the registry instead of crashing.
-inline constexpr int api_version = 1;
+inline constexpr int api_version = 2;
 
 class DeviceImpl;
 class BufferImpl;
@@ -36,8 +36,12 @@ public:
     virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
     virtual void wait() = 0;                // blocks the host until the point is reached
     virtual bool is_complete() = 0;         // never blocks
-    // Milliseconds of device time from `start` to this event; both are complete and belong to the
-    // same device (checked by the core).
+    // Whether the event carries a device timestamp: true for QueueImpl::record(), false for the
+    // events of copies, fills and launches (CUDA records those without timing, which is cheaper;
+    // OpenCL marks them untimed too so that both backends accept the same programs).
+    virtual bool timed() const = 0;
+    // Milliseconds of device time from `start` to this event; both are timed, complete and belong
+    // to the same device (checked by the core).
     virtual double elapsed_ms_since(EventImpl& start) = 0;
     virtual NativeHandle native_handle() const = 0;
 };
@@ -121,7 +125,7 @@ public:
                           const void* pattern, std::size_t pattern_size, Sync sync) = 0;
     virtual EventPtr launch(KernelImpl& kernel, const LaunchGeometry& geometry,
                             const std::vector<KernelArg>& args) = 0;
-    virtual EventPtr record() = 0;               // an event at the current end of the queue
+    virtual EventPtr record() = 0;  // a timed event at the current end of the queue
     virtual void wait_for(EventImpl& event) = 0;  // later work waits; the host does not
     virtual void finish() = 0;                    // blocks until all enqueued work completed
     virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
@@ -138,6 +142,13 @@ public:
     // Looks a built-in kernel up by name, building its program on first use (cached).
     // Throws Errc::not_found naming the known kernels when there is no such kernel.
     virtual std::shared_ptr<KernelImpl> kernel(const std::string& name) = 0;
+    // Compiles kernel source text at run time (OpenCL C with the OpenCL compiler; CUDA C++ with
+    // NVRTC) and returns the names of the kernels it defines, which kernel(name) finds from then
+    // on. `name` names the source in messages. Throws Errc::compile_error with the full build log,
+    // Errc::invalid_argument when a kernel it defines already exists on this device (built-in or
+    // loaded before), or when it defines no kernel.
+    virtual std::vector<std::string> load_source(const std::string& name,
+                                                 const std::string& text) = 0;
     virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
     virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
 };
