@@ -148,3 +148,28 @@ TEST_CASE("events: two queues ping-pong through events for many rounds") {
     const float expected = static_cast<float>(rounds * (rounds + 1) / 2);  // exact in float
     CHECK(test::differences(out, std::vector<float>(n, expected)) == "");
 }
+
+TEST_CASE("events: elapsed_ms times only events from record()") {
+    // Copies, fills and launches return untimed events (cheaper on CUDA; refused on both backends
+    // alike); record() events are timing points.
+    const std::size_t n = 1 << 12;
+    auto q = test::device().create_queue();
+    auto buffer = test::device().alloc<float>(n);
+    std::vector<float> host(n, 0.5f);
+    const auto copy = q.copy(buffer, host);
+    const auto start = q.record();
+    const auto launch = q.launch(test::device().kernel("busy"), n, dualrt::Range{}, buffer, u32(n),
+                                 u32(10));
+    const auto end = q.record();
+    using dualrt::Errc;
+    using dualrt::Event;
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::record()", Event::elapsed_ms(copy, end));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::record()", Event::elapsed_ms(start, launch));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::record()", Event::elapsed_ms(copy, launch));
+
+    const double ms = Event::elapsed_ms(start, end);
+    CAPTURE(ms);
+    CHECK(std::isfinite(ms));
+    CHECK(ms >= 0.0);
+    q.finish();
+}

@@ -163,6 +163,11 @@ std::shared_ptr<backend::KernelImpl> DeviceImpl::kernel(const std::string& name)
     return programs_.kernel(shared_from_this(), name);
 }
 
+std::vector<std::string> DeviceImpl::load_source(const std::string& name,
+                                                 const std::string& text) {
+    return programs_.load(*this, name, text);
+}
+
 NativeHandle DeviceImpl::native_handle() const {
     return reinterpret_cast<NativeHandle>(device_());
 }

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dualrt::opencl {
 
@@ -30,6 +31,8 @@ public:
     std::shared_ptr<backend::HostBufferImpl> create_host_buffer(std::size_t bytes) override;
     std::shared_ptr<backend::QueueImpl> create_queue() override;
     std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
+    std::vector<std::string> load_source(const std::string& name,
+                                         const std::string& text) override;
     NativeHandle native_handle() const override;   // cl_device_id, owned by this object
     NativeHandle native_context() const override;  // cl_context, owned by this object
 

@@ -1,4 +1,5 @@
-// Building the embedded .cl files per device, and what each kernel's parameters are.
+// Building the embedded .cl files and run-time sources per device, and what each kernel's
+// parameters are.
 #include "program.hpp"
 
 #include "check.hpp"
@@ -9,7 +10,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,13 +41,15 @@ const EmbeddedKernelFile* file_defining(const EmbeddedKernelTable& table, const 
     return nullptr;
 }
 
-// "busy, fill, saxpy": every kernel of the table, sorted.
-std::string known_kernels(const EmbeddedKernelTable& table) {
+// "busy, fill, saxpy": every kernel of the table and every loaded one, sorted.
+std::string known_kernels(const EmbeddedKernelTable& table,
+                          const std::map<std::string, std::string>& loaded) {
     std::vector<std::string> names;
     for (std::size_t f = 0; f < table.count; ++f) {
         const EmbeddedKernelFile& file = table.files[f];
         names.insert(names.end(), file.kernel_names, file.kernel_names + file.kernel_count);
     }
+    for (const auto& entry : loaded) names.push_back(entry.first);
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     std::string text;
@@ -54,14 +60,27 @@ std::string known_kernels(const EmbeddedKernelTable& table) {
     return text.empty() ? "(none)" : text;
 }
 
-[[noreturn]] void raise_unknown_kernel(const std::string& name, const DeviceImpl& device) {
+[[noreturn]] void raise_unknown_kernel(const std::string& name, const DeviceImpl& device,
+                                       const std::map<std::string, std::string>& loaded) {
     ErrorInfo info;
     info.errc = Errc::not_found;
     info.backend = "opencl";
     info.call = "Device::kernel";
     info.context = device.describe();
     info.detail = "no kernel named '" + name + "'; known kernels: " +
-                  known_kernels(dualrt_opencl_kernel_table());
+                  known_kernels(dualrt_opencl_kernel_table(), loaded);
+    dualrt::detail::raise(std::move(info));
+}
+
+// A run-time source that cannot be registered: Errc::invalid_argument naming the source.
+[[noreturn]] void raise_bad_source(const std::string& source_name, const DeviceImpl& device,
+                                   std::string detail) {
+    ErrorInfo info;
+    info.errc = Errc::invalid_argument;
+    info.backend = "opencl";
+    info.call = "Device::load_sources";
+    info.context = "kernel source '" + source_name + "' on " + device.describe();
+    info.detail = std::move(detail);
     dualrt::detail::raise(std::move(info));
 }
 
@@ -138,6 +157,56 @@ std::vector<backend::ParamInfo> read_params(const cl::Kernel& kernel, const std:
     return params;
 }
 
+// Whether OpenCL C text has the word __kernel or kernel outside comments. Only a program with
+// kernels is worth building (and a macro that hides the keyword still reaches the build).
+bool mentions_kernel(const std::string& text) {
+    static const std::regex comments(R"(//[^\n]*|/\*[\s\S]*?\*/)");
+    static const std::regex keyword(R"((^|[^A-Za-z0-9_])(__kernel|kernel)($|[^A-Za-z0-9_]))");
+    return std::regex_search(std::regex_replace(text, comments, " "), keyword);
+}
+
+// Compiles `text` for `device` alone. A compiler error arrives as cl::BuildError, which CL_CHECK
+// turns into Errc::compile_error carrying the build log; `context` names what is being built.
+cl::Program build_program(const DeviceImpl& device, const std::string& text,
+                          const std::string& context) {
+    detail::log().debug("OpenCL: {}", context);
+    cl::Program program = CL_CHECK(cl::Program(device.context(), text), context);
+    const std::vector<cl::Device> devices{device.cl_device()};
+    CL_CHECK(program.build(devices, build_options), context);
+    return program;
+}
+
+// The kernels a built program defines, from CL_PROGRAM_KERNEL_NAMES ("a;b", possibly empty).
+std::vector<std::string> kernel_names(const cl::Program& program, const std::string& context) {
+    const std::string list = CL_CHECK(program.getInfo<CL_PROGRAM_KERNEL_NAMES>(), context);
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t end = list.find(';', start);
+        if (end == std::string::npos) end = list.size();
+        std::string name = list.substr(start, end - start);
+        // Some drivers count the terminating NUL or pad with spaces; neither belongs to a name.
+        name.erase(std::remove_if(name.begin(), name.end(),
+                                  [](unsigned char c) { return c == '\0' || std::isspace(c); }),
+                   name.end());
+        if (!name.empty()) names.push_back(std::move(name));
+        start = end + 1;
+    }
+    return names;
+}
+
+// The kernel `name` of a built program, with what the core's launch checks need.
+std::shared_ptr<KernelState> make_state(const DeviceImpl& device, const cl::Program& program,
+                                        const std::string& name, const std::string& context) {
+    auto state = std::make_shared<KernelState>();
+    state->name = name;
+    state->kernel = CL_CHECK(cl::Kernel(program, name.c_str()), context);
+    state->params = read_params(state->kernel, context);
+    state->max_work_group_size = CL_CHECK(
+        state->kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.cl_device()), context);
+    return state;
+}
+
 }  // namespace
 
 KernelImpl::KernelImpl(std::shared_ptr<DeviceImpl> device, std::shared_ptr<KernelState> state)
@@ -155,12 +224,8 @@ const cl::Program& ProgramCache::program(const DeviceImpl& device, const std::st
 
     const std::string context = "building kernels/cl/" + stem + ".cl for " + device.describe() +
                                 " with options '" + build_options + "'";
-    detail::log().debug("OpenCL: {}", context);
     const std::string text(reinterpret_cast<const char*>(source), size);
-    cl::Program program = CL_CHECK(cl::Program(device.context(), text), context);
-    const std::vector<cl::Device> devices{device.cl_device()};
-    CL_CHECK(program.build(devices, build_options), context);
-    return programs_.emplace(stem, std::move(program)).first->second;
+    return programs_.emplace(stem, build_program(device, text, context)).first->second;
 }
 
 std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<DeviceImpl>& device,
@@ -169,21 +234,75 @@ std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<
     auto cached = kernels_.find(name);
     if (cached == kernels_.end()) {
         const EmbeddedKernelFile* file = file_defining(dualrt_opencl_kernel_table(), name);
-        if (file == nullptr) raise_unknown_kernel(name, *device);
+        if (file == nullptr) raise_unknown_kernel(name, *device, loaded_);
 
         const cl::Program& built = program(*device, file->stem, file->data, file->size);
         const std::string context = "kernel '" + name + "' of kernels/cl/" + file->stem +
                                     ".cl on " + device->describe();
-        auto state = std::make_shared<KernelState>();
-        state->name = name;
-        state->kernel = CL_CHECK(cl::Kernel(built, name.c_str()), context);
-        state->params = read_params(state->kernel, context);
-        state->max_work_group_size = CL_CHECK(
-            state->kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device->cl_device()),
-            context);
-        cached = kernels_.emplace(name, std::move(state)).first;
+        cached = kernels_.emplace(name, make_state(*device, built, name, context)).first;
     }
     return std::make_shared<KernelImpl>(device, cached->second);
+}
+
+std::vector<std::string> ProgramCache::load(const DeviceImpl& device,
+                                            const std::string& source_name,
+                                            const std::string& text) {
+    // The build runs outside mutex_: a user's source may take seconds to compile, and building
+    // touches no member, so other threads keep launching meanwhile. Whether its names are free
+    // can only be known afterwards (CL_PROGRAM_KERNEL_NAMES needs a built program).
+    const std::string context = "building kernel source '" + source_name + "' for " +
+                                device.describe() + " with options '" + build_options + "'";
+    // NVIDIA's OpenCL driver (580) aborts the process when it builds a program without kernels,
+    // so such a source is refused before it reaches the driver.
+    if (!mentions_kernel(text)) {
+        raise_bad_source(source_name, device,
+                         "the source defines no kernel (no __kernel function), so there is "
+                         "nothing to load");
+    }
+    const cl::Program built = build_program(device, text, context);
+    const std::vector<std::string> names = kernel_names(built, context);
+    if (names.empty()) {
+        raise_bad_source(source_name, device,
+                         "the source defines no kernel (no __kernel function), so there is "
+                         "nothing to load");
+    }
+
+    std::lock_guard<std::mutex> lock(mutex_);
+    refuse_existing(device, source_name, names);
+    // Every kernel is created before any is registered, so a failure leaves nothing half-loaded.
+    std::vector<std::shared_ptr<KernelState>> states;
+    for (const auto& name : names) {
+        states.push_back(make_state(device, built, name,
+                                    "kernel '" + name + "' of kernel source '" + source_name +
+                                        "' on " + device.describe()));
+    }
+    for (auto& state : states) {
+        loaded_.emplace(state->name, source_name);
+        kernels_.emplace(state->name, std::move(state));
+    }
+    detail::log().debug("OpenCL: loaded kernel source '{}' on {}: {} kernel(s)", source_name,
+                        device.describe(), names.size());
+    return names;
+}
+
+// Kernel names are the only key kernel() has, so a second kernel of one name would make one of
+// the two unreachable: refuse it, naming where the first one came from. Called under mutex_.
+void ProgramCache::refuse_existing(const DeviceImpl& device, const std::string& source_name,
+                                   const std::vector<std::string>& names) const {
+    for (const auto& name : names) {
+        std::string origin;
+        if (const auto* file = file_defining(dualrt_opencl_kernel_table(), name)) {
+            origin = std::string("a built-in kernel of kernels/cl/") + file->stem + ".cl";
+        } else if (auto found = loaded_.find(name); found != loaded_.end()) {
+            origin = "loaded before from kernel source '" + found->second + "'";
+        } else {
+            continue;
+        }
+        raise_bad_source(source_name, device,
+                         "the source defines kernel '" + name +
+                             "', which already exists on this device (" + origin +
+                             "); kernel names are unique per device, so rename it");
+    }
 }
 
 }  // namespace dualrt::opencl

@@ -1,5 +1,5 @@
-// Programs and kernels: the built-in .cl files embedded in the module, built once per device and
-// found by kernel name.
+// Programs and kernels: the built-in .cl files embedded in the module, built once per device, and
+// sources loaded at run time (Device::load_sources), all found by kernel name.
 #pragma once
 
 #include "backend/backend.hpp"
@@ -48,9 +48,10 @@ private:
 // The programs of one device, built from the embedded kernel table (one program per .cl file)
 // with "-cl-std=CL1.2 -cl-kernel-arg-info", and their kernels by name. A DeviceImpl member.
 // Programs are built on first use and kept for the device's lifetime; a failed build is not cached,
-// so asking again rebuilds (and fails again with the same log). It caches KernelState rather than
-// KernelImpl: a KernelImpl holds its device and the device holds this cache, so cached KernelImpls
-// would keep every device alive for ever.
+// so asking again rebuilds (and fails again with the same log). Sources loaded at run time are
+// built with the same options and their kernels registered at once, next to the built-in ones.
+// It caches KernelState rather than KernelImpl: a KernelImpl holds its device and the device holds
+// this cache, so cached KernelImpls would keep every device alive for ever.
 class ProgramCache {
 public:
     // The kernel `name` of `device`, building the program of the file that defines it on first
@@ -59,13 +60,24 @@ public:
     std::shared_ptr<backend::KernelImpl> kernel(const std::shared_ptr<DeviceImpl>& device,
                                                 const std::string& name);
 
+    // Builds `text` (OpenCL C) for `device` and registers its kernels, which kernel() finds from
+    // then on; returns their names. `source_name` names the source in messages. Throws
+    // Errc::compile_error with the full build log, or Errc::invalid_argument when the source
+    // defines no kernel or a kernel that exists already (built-in or loaded before); then nothing
+    // of it is registered. Thread-safe; the build runs without blocking other lookups.
+    std::vector<std::string> load(const DeviceImpl& device, const std::string& source_name,
+                                  const std::string& text);
+
 private:
     const cl::Program& program(const DeviceImpl& device, const std::string& stem,
                                const unsigned char* source, std::size_t size);
+    void refuse_existing(const DeviceImpl& device, const std::string& source_name,
+                         const std::vector<std::string>& names) const;
 
-    std::mutex mutex_;  // guards both maps, and is held during a build
+    std::mutex mutex_;  // guards the maps, and is held during the build of a built-in program
     std::map<std::string, cl::Program> programs_;                  // by file stem
     std::map<std::string, std::shared_ptr<KernelState>> kernels_;  // by kernel name
+    std::map<std::string, std::string> loaded_;  // source name by kernel name, for load()ed ones
 };
 
 }  // namespace dualrt::opencl
