@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine through the device tool, after `source .device-kit/env.sh`:
 # builds with the carried Debian packages (warnings as errors, g++ 13 / CMake 4 there), prints
-# what dualrt sees, and runs the suite on every OpenCL platform selected with DUALRT_DEVICE.
-# Logs go to $OUT (or /tmp/dualrt-gpu). Usage: tools/gpu-check.sh [device-substring...]
+# what dualrt sees, runs the whole CTest suite with DUALRT_BACKEND=cuda and with
+# DUALRT_BACKEND=opencl on each OpenCL device named, runs the CUDA suite under
+# compute-sanitizer's memcheck, and DUALRT_SYNC=1 runs of both backends.
+# Logs go to $OUT (or /tmp/dualrt-gpu). Usage: tools/gpu-check.sh [opencl-device-substring...]
 set -uo pipefail
 out=${OUT:-/tmp/dualrt-gpu}
 mkdir -p "$out"
 build=build-gpu
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(nvidia pocl)
+status=0
+
+# run NAME COMMAND...: runs a step with its output in $out/NAME.log, prints the log's last lines.
+run() {
+  local name=$1
+  shift
+  echo "== $name: $*"
+  "$@" >"$out/$name.log" 2>&1 || { echo "   FAILED (exit $?)"; status=1; }
+  tail -n "${TAIL:-4}" "$out/$name.log"
+}
 
 echo "== configure + build"
 { cmake -S . -B "$build" -DDUALRT_WERROR=ON && cmake --build "$build" -j "$(nproc)"; } \
@@ -16,19 +28,25 @@ echo "== configure + build"
 grep -E "warning|error" "$out/build.log" | head -20
 
 echo "== what the machine has"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id --format=csv,noheader
 clinfo -l
 "$build/bin/dualrt-info" 2>&1 | tee "$out/dualrt-info.txt"
 
-status=0
+TAIL=3 run saxpy-cuda env DUALRT_BACKEND=cuda "$build/bin/saxpy"
+TAIL=3 run conformance-cuda env DUALRT_BACKEND=cuda "$build/bin/dualrt_conformance"
+TAIL=3 run cross-backend "$build/bin/dualrt_cross_backend"
+TAIL=8 run ctest-cuda env DUALRT_BACKEND=cuda ctest --test-dir "$build" --output-on-failure
 for device in "${targets[@]}"; do
-  echo "== OpenCL on '$device'"
-  DUALRT_BACKEND=opencl DUALRT_DEVICE=$device "$build/bin/saxpy" || status=1
-  (cd "$build" && DUALRT_DEVICE=$device ctest -L opencl --output-on-failure) \
-    >"$out/ctest-opencl-$device.log" 2>&1 || status=1
-  tail -6 "$out/ctest-opencl-$device.log"
+  TAIL=3 run "saxpy-opencl-$device" env DUALRT_BACKEND=opencl DUALRT_DEVICE="$device" \
+    "$build/bin/saxpy"
+  TAIL=3 run "conformance-opencl-$device" env DUALRT_BACKEND=opencl DUALRT_DEVICE="$device" \
+    "$build/bin/dualrt_conformance"
+  TAIL=8 run "ctest-opencl-$device" env DUALRT_BACKEND=opencl DUALRT_DEVICE="$device" \
+    ctest --test-dir "$build" --output-on-failure
 done
-echo "== device-free tests and the CUDA entries"
-(cd "$build" && ctest -LE opencl --output-on-failure) >"$out/ctest-rest.log" 2>&1 || status=1
-tail -8 "$out/ctest-rest.log"
+TAIL=3 run sync-cuda env DUALRT_SYNC=1 DUALRT_BACKEND=cuda "$build/bin/dualrt_conformance"
+TAIL=3 run sync-opencl env DUALRT_SYNC=1 DUALRT_BACKEND=opencl DUALRT_DEVICE="${targets[0]}" \
+  "$build/bin/dualrt_conformance"
+TAIL=6 run memcheck-cuda env DUALRT_BACKEND=cuda compute-sanitizer --tool memcheck \
+  --error-exitcode 1 --leak-check full "$build/bin/dualrt_conformance"
 exit $status

@@ -27,6 +27,17 @@ std::string folder_of_this_library() {
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
+// What provides the vendor libraries the backends link, for a user who lacks one.
+std::string provider_of(const std::string& library) {
+    if (library.rfind("libcuda.so", 0) == 0)
+        return ": the NVIDIA driver is not installed (libcuda.so.1 comes with it, not with the "
+               "CUDA Toolkit)";
+    if (library.rfind("libOpenCL.so", 0) == 0)
+        return ": no OpenCL ICD loader is installed (on Debian: apt-get install "
+               "ocl-icd-libopencl1)";
+    return "";
+}
+
 // dlerror() says "libOpenCL.so.1: cannot open shared object file: No such file or directory"
 // when a library the module needs is missing; say that in the words users search for.
 std::string explain_dlopen_failure(const std::string& module_path, const std::string& dl_error) {
@@ -37,7 +48,7 @@ std::string explain_dlopen_failure(const std::string& module_path, const std::st
         start = start == std::string::npos ? 0 : start + 1;
         const std::string missing = dl_error.substr(start, pos - start);
         if (missing.find("libdualrt_") == std::string::npos)
-            return missing + " not found (needed by " + module_path + ")";
+            return missing + " not found (needed by " + module_path + ")" + provider_of(missing);
     }
     return "cannot load " + module_path + ": " + dl_error;
 }

@@ -2,7 +2,12 @@
 // .cl sibling and the twin check can compare parameter lists.
 #pragma once
 
+// NVRTC, which compiles sources given at run time, has no standard library headers.
+#ifdef __CUDACC_RTC__
+typedef decltype(sizeof(0)) size_t;
+#else
 #include <cstddef>
+#endif
 
 // The same spellings as glibc's <sys/types.h> (which nvcc pulls in), so redeclaring is allowed.
 typedef unsigned char uchar;
@@ -40,7 +45,7 @@ template <typename T>
 struct dualrt_local {
     unsigned int offset;
     __device__ T* get() const {
-        extern __shared__ unsigned char dualrt_dynamic_shared[];
+        extern __shared__ __align__(16) unsigned char dualrt_dynamic_shared[];
         return reinterpret_cast<T*>(dualrt_dynamic_shared + offset);
     }
     __device__ T& operator[](size_t i) const { return get()[i]; }

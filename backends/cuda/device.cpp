@@ -1,0 +1,165 @@
+// DeviceImpl: what the driver says about a device, its primary context, and the factory methods
+// for its children.
+#include "device.hpp"
+
+#include "buffer.hpp"
+#include "check.hpp"
+#include "context.hpp"
+#include "log.hpp"
+#include "queue.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+namespace dualrt::cuda {
+namespace {
+
+int attribute(CUdevice device, CUdevice_attribute which, const char* name,
+              const std::string& context) {
+    int value = 0;
+    CU_CHECK(cuDeviceGetAttribute(&value, which, device), context + ", reading " + name);
+    return value;
+}
+
+// "13.0" from cuDriverGetVersion's 13000.
+std::string cuda_version_text(int version) {
+    return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// The kernel module's version ("580.159.04"), which NVIDIA's OpenCL reports as its driver
+// version, so that both backends of one GPU show the same; "" when it cannot be read.
+std::string kernel_driver_version() {
+    std::ifstream file("/proc/driver/nvidia/version");
+    std::string line;
+    if (!std::getline(file, line)) return "";
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." or
+    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+    // the first word made of digits and dots after "Module".
+    const auto at = line.find("Module");
+    if (at == std::string::npos) return "";
+    std::istringstream words(line.substr(at));
+    std::string word;
+    while (words >> word) {
+        const bool digits_and_dots = word.find_first_not_of("0123456789.") == std::string::npos;
+        if (digits_and_dots && word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0])) != 0)
+            return word;
+    }
+    return "";
+}
+
+std::string pci_text(int domain, int bus, int device) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%04x:%02x:%02x.0", static_cast<unsigned>(domain),
+                  static_cast<unsigned>(bus), static_cast<unsigned>(device));
+    return text;
+}
+
+}  // namespace
+
+DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version) : device_(device) {
+    info_.backend = Backend::cuda;
+    info_.index = index;
+    info_.platform = "CUDA";
+    info_.vendor = "NVIDIA Corporation";
+    info_.type = DeviceType::gpu;
+    const std::string context = "reading the properties of CUDA device " + std::to_string(index);
+
+    char name[256] = {};
+    CU_CHECK(cuDeviceGetName(name, sizeof name - 1, device_), context);
+    info_.name = name;
+    const std::string kernel_module = kernel_driver_version();
+    info_.driver_version = (kernel_module.empty() ? "" : kernel_module + " ") + "(CUDA " +
+                           cuda_version_text(driver_version) + ")";
+
+    const auto get = [&](CUdevice_attribute which, const char* what) {
+        return attribute(device_, which, what, context);
+    };
+    const int major = get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "the compute capability");
+    const int minor = get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "the compute capability");
+    compute_capability_ = major * 10 + minor;
+    info_.architecture = "sm_" + std::to_string(compute_capability_);
+
+    std::size_t total = 0;
+    CU_CHECK(cuDeviceTotalMem(&total, device_), context + ", reading the memory size");
+    info_.global_memory_bytes = total;
+    // The default per-block limit (48 KiB), which NVIDIA's OpenCL reports as its local memory;
+    // more needs an opt-in per kernel that OpenCL does not offer.
+    info_.local_memory_bytes = static_cast<std::uint64_t>(
+        get(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "the shared memory per block"));
+    info_.compute_units =
+        static_cast<std::uint32_t>(get(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "the SM count"));
+    info_.max_work_group_size = static_cast<std::size_t>(
+        get(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "the threads per block"));
+    info_.max_work_item_sizes = {
+        static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "the block size")),
+        static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "the block size")),
+        static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "the block size"))};
+    max_grid_ = {
+        static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "the grid size")),
+        static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "the grid size")),
+        static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "the grid size"))};
+    info_.copy_engines = get(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, "the copy engine count");
+    info_.pci_bus_id = pci_text(get(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, "the PCI domain"),
+                                get(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, "the PCI bus"),
+                                get(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "the PCI device"));
+}
+
+DeviceImpl::~DeviceImpl() {
+    if (context_ == nullptr) return;
+    {
+        // Modules belong to the context: unload them while it still exists.
+        ScopedContext current(context_, ScopedContext::no_throw);
+        programs_.clear();
+    }
+    CU_CHECK_NOTHROW(cuDevicePrimaryCtxRelease(device_),
+                     "releasing the primary context of CUDA device " +
+                         std::to_string(info_.index));
+}
+
+CUcontext DeviceImpl::context() const {
+    std::lock_guard<std::mutex> lock(context_mutex_);
+    if (context_ == nullptr) {
+        CUcontext retained = nullptr;
+        CU_CHECK(cuDevicePrimaryCtxRetain(&retained, device_),
+                 "retaining the primary context of " + describe());
+        context_ = retained;
+        detail::log().debug("CUDA: retained the primary context of {}", describe());
+    }
+    return context_;
+}
+
+std::string DeviceImpl::describe() const {
+    return "CUDA device " + std::to_string(info_.index) + " '" + info_.name + "'";
+}
+
+std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes) {
+    return std::make_shared<BufferImpl>(shared_from_this(), bytes);
+}
+
+std::shared_ptr<backend::HostBufferImpl> DeviceImpl::create_host_buffer(std::size_t bytes) {
+    return std::make_shared<HostBufferImpl>(shared_from_this(), bytes);
+}
+
+std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue() {
+    return std::make_shared<QueueImpl>(shared_from_this());
+}
+
+std::shared_ptr<backend::KernelImpl> DeviceImpl::kernel(const std::string& name) {
+    return programs_.kernel(shared_from_this(), name);
+}
+
+std::vector<std::string> DeviceImpl::load_source(const std::string& name,
+                                                 const std::string& text) {
+    return programs_.load_source(shared_from_this(), name, text);
+}
+
+NativeHandle DeviceImpl::native_handle() const { return static_cast<NativeHandle>(device_); }
+
+NativeHandle DeviceImpl::native_context() const {
+    return reinterpret_cast<NativeHandle>(context());
+}
+
+}  // namespace dualrt::cuda

@@ -1,0 +1,69 @@
+// DeviceImpl: one CUDA device, its primary context, and the factory for its buffers, queues and
+// kernels.
+#pragma once
+
+#include "backend/backend.hpp"
+#include "program.hpp"
+
+#include <cuda.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dualrt::cuda {
+
+// Retains the device's primary context on first use and releases it when destroyed (the context
+// is shared with the CUDA runtime and other libraries in the process, as NVIDIA recommends).
+// Every child (buffer, host buffer, queue, event, kernel) holds a std::shared_ptr<DeviceImpl>, so
+// the context outlives them all. Always create it with std::make_shared. Thread-safe.
+class DeviceImpl final : public backend::DeviceImpl,
+                         public std::enable_shared_from_this<DeviceImpl> {
+public:
+    // Reads the device's properties (no context yet). `index` is the device's position in the
+    // backend's list. Throws dualrt::Error when a query fails.
+    DeviceImpl(CUdevice device, int index, int driver_version);
+    // Unloads the device's modules and releases the primary context. Never throws.
+    ~DeviceImpl() override;
+    DeviceImpl(const DeviceImpl&) = delete;
+    DeviceImpl& operator=(const DeviceImpl&) = delete;
+
+    const DeviceInfo& info() const override { return info_; }
+    std::shared_ptr<backend::BufferImpl> create_buffer(std::size_t bytes) override;
+    std::shared_ptr<backend::HostBufferImpl> create_host_buffer(std::size_t bytes) override;
+    std::shared_ptr<backend::QueueImpl> create_queue() override;
+    std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
+    std::vector<std::string> load_source(const std::string& name,
+                                         const std::string& text) override;
+    NativeHandle native_handle() const override;   // CUdevice
+    NativeHandle native_context() const override;  // CUcontext: the primary context
+
+    // --- for the backend's own objects ---
+
+    CUdevice cu_device() const { return device_; }
+    // The primary context, retained on first use (so that listing devices does not initialise
+    // every GPU: a context costs hundreds of MiB of device memory). Throws when retaining fails.
+    CUcontext context() const;
+    // "CUDA device 0 'NAME'", for error contexts.
+    std::string describe() const;
+    // 90 for compute capability 9.0.
+    int compute_capability() const { return compute_capability_; }
+    // The largest grid, in blocks per dimension (gridDim limits).
+    const std::array<std::size_t, 3>& max_grid() const { return max_grid_; }
+
+private:
+    CUdevice device_;
+    DeviceInfo info_;
+    int compute_capability_ = 0;
+    std::array<std::size_t, 3> max_grid_{0, 0, 0};
+
+    mutable std::mutex context_mutex_;
+    mutable CUcontext context_ = nullptr;  // set once under context_mutex_, released by ~DeviceImpl
+
+    ProgramCache programs_;
+};
+
+}  // namespace dualrt::cuda

@@ -1,0 +1,56 @@
+// Turning a launch with OpenCL meaning into cuLaunchKernel's grid, block, shared memory and
+// argument pointers.
+#pragma once
+
+#include "backend/backend.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dualrt::cuda {
+
+class DeviceImpl;
+class KernelImpl;
+
+// grid = global / local and block = local per dimension, so that the get_global_id() of
+// kernels/cu/dualrt_kernel.cuh equals OpenCL's for the same launch.
+struct LaunchConfig {
+    int dims = 1;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+
+    std::string describe() const;  // "a grid of 4x1 blocks of 256x1 threads"
+};
+
+// Throws Errc::invalid_argument naming the kernel, the extents and the device's limit when the
+// grid exceeds what the device can launch (gridDim.y and .z stop at 65535). The core has checked
+// the block against the device's and the kernel's limits.
+LaunchConfig launch_config(const KernelImpl& kernel, const DeviceImpl& device,
+                           const backend::LaunchGeometry& geometry);
+
+// cuLaunchKernel's argument array: a pointer to each argument's value. Buffers pass their device
+// address plus the view's offset; each local-memory argument gets a 16-byte aligned slice of the
+// block's dynamic shared memory and passes its byte offset (dualrt_local<T> in the kernel).
+// Borrows `args`, which must outlive the launch call.
+class LaunchArguments {
+public:
+    explicit LaunchArguments(const std::vector<backend::KernelArg>& args);
+    LaunchArguments(const LaunchArguments&) = delete;
+    LaunchArguments& operator=(const LaunchArguments&) = delete;
+
+    void** pointers() { return pointers_.data(); }
+    std::size_t shared_bytes() const { return shared_bytes_; }
+
+private:
+    // One slot per argument; only the slots of the argument's kind are used. Sized up front so
+    // that the pointers into them stay valid.
+    std::vector<CUdeviceptr> addresses_;
+    std::vector<unsigned> shared_offsets_;
+    std::vector<void*> pointers_;
+    std::size_t shared_bytes_ = 0;
+};
+
+}  // namespace dualrt::cuda

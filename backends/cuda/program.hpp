@@ -1,0 +1,88 @@
+// Modules and kernels: the built-in fatbins embedded in the module, and sources compiled at run
+// time with NVRTC, loaded once per device and found by kernel name.
+#pragma once
+
+#include "backend/backend.hpp"
+#include "kernel_signature.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dualrt::cuda {
+
+class DeviceImpl;
+
+// One kernel of one device, shared by every KernelImpl handle of that name on that device.
+struct KernelState {
+    std::string name;
+    CUfunction function = nullptr;  // owned by its module, which the ProgramCache owns
+    std::vector<backend::ParamInfo> params;
+    std::size_t max_work_group_size = 0;  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+    std::mutex shared_mutex;              // guards shared_allowed
+    std::size_t shared_allowed = 0;       // dynamic shared memory opted into beyond 48 KiB
+};
+
+// The public Kernel's implementation: a handle on a KernelState that keeps its device (and so
+// the module holding the function) alive.
+class KernelImpl final : public backend::KernelImpl {
+public:
+    KernelImpl(std::shared_ptr<DeviceImpl> device, std::shared_ptr<KernelState> state);
+
+    const backend::DeviceImpl& device() const override;
+    const std::string& name() const override { return state_->name; }
+    const std::vector<backend::ParamInfo>& params() const override { return state_->params; }
+    std::size_t max_work_group_size() const override { return state_->max_work_group_size; }
+    NativeHandle native_handle() const override;  // CUfunction
+
+    CUfunction function() const { return state_->function; }
+    // Lets launches use `bytes` of dynamic shared memory beyond the default 48 KiB
+    // (cuFuncSetAttribute); the device's context is current. Throws dualrt::Error.
+    void allow_dynamic_shared(std::size_t bytes) const;
+
+private:
+    std::shared_ptr<DeviceImpl> device_;
+    std::shared_ptr<KernelState> state_;
+};
+
+// The modules of one device and their kernels by name. A DeviceImpl member. Built-in modules
+// (one fatbin per kernels/cu file) are loaded on first use of one of their kernels; sources given
+// at run time are compiled and loaded at once. Modules stay loaded for the device's lifetime. It
+// caches KernelState rather than KernelImpl: a KernelImpl holds its device and the device holds
+// this cache, so cached KernelImpls would keep every device alive for ever. Thread-safe.
+class ProgramCache {
+public:
+    ProgramCache() = default;
+    ProgramCache(const ProgramCache&) = delete;
+    ProgramCache& operator=(const ProgramCache&) = delete;
+
+    // The kernel `name` of `device`. Throws Errc::not_found listing the known kernels, or
+    // Errc::compile_error when the fatbin holds no code this GPU can run.
+    std::shared_ptr<backend::KernelImpl> kernel(const std::shared_ptr<DeviceImpl>& device,
+                                                const std::string& name);
+    // Compiles `text` with NVRTC for the device's architecture, loads it and returns the names of
+    // its kernels (see DeviceImpl::load_source).
+    std::vector<std::string> load_source(const std::shared_ptr<DeviceImpl>& device,
+                                         const std::string& name, const std::string& text);
+    // Unloads every module. Called by ~DeviceImpl with the device's context current, before the
+    // context goes. Never throws.
+    void clear() noexcept;
+
+private:
+    // Loads `image` (a fatbin, CUBIN or PTX) and makes the KernelStates of `kernels`, whose
+    // signatures were read from its source, `origin` ("kernels/cu/saxpy.cu"). The mutex is held.
+    void load_module(const DeviceImpl& device, const std::string& origin, const void* image,
+                     const std::vector<detail::KernelSignature>& kernels);
+    bool exists(const std::string& kernel) const;  // built in, or loaded; the mutex is held
+
+    std::mutex mutex_;  // guards both members; held while a module loads or a source compiles
+    std::vector<CUmodule> modules_;
+    std::map<std::string, std::shared_ptr<KernelState>> kernels_;  // by kernel name
+};
+
+}  // namespace dualrt::cuda
