@@ -72,13 +72,9 @@ void check_param_sizes(CUfunction function, KernelState& state, const std::strin
                       std::to_string(size) + " bytes");
         }
     }
-    std::size_t offset = 0;
-    std::size_t size = 0;
-    if (cuFuncGetParamInfo(function, state.params.size(), &offset, &size) == CUDA_SUCCESS) {
-        raise(Errc::compile_error, "cuFuncGetParamInfo", context,
-              "the compiled kernel takes more than the " + std::to_string(state.params.size()) +
-                  " parameters its source declares");
-    }
+    // Probing one index past the end would tell whether the kernel takes more parameters than
+    // read, but the driver answers it with an error that compute-sanitizer reports; a parameter
+    // the reader missed shifts the others, which the size check above then usually catches.
 }
 
 std::shared_ptr<KernelState> make_state(CUmodule module, const KernelSignature& signature,
