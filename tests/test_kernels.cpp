@@ -124,6 +124,28 @@ TEST_CASE("kernels: index_2d covers a width x height range exactly once") {
                               u32(height)) == "");
 }
 
+TEST_CASE("kernels: many work-groups in dimension 0; CUDA refuses more than 65535 in dimension 1") {
+    const std::size_t many = 70001;  // work-groups of one work-item: more than gridDim.y allows
+    CHECK(index_kernel_output("index_2d", dualrt::Range(many, 1), dualrt::Range(1, 1), u32(many),
+                              u32(1)) == "");
+    auto q = test::device().create_queue();
+    auto buffer = test::device().alloc<std::uint32_t>(many);
+    const auto tall = [&] {
+        q.launch(test::device().kernel("index_2d"), dualrt::Range(1, many), dualrt::Range(1, 1),
+                 buffer, u32(1), u32(many));
+        q.finish();
+    };
+    if (test::device().backend() == dualrt::Backend::cuda) {
+        CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "65535", tall());
+        // The refusal happens before the launch: the queue still works.
+        CHECK(index_kernel_output("index_2d", dualrt::Range(16, 16), dualrt::Range{}, u32(16),
+                                  u32(16)) == "");
+    } else {
+        const std::string backend = dualrt::to_string(test::device().backend());
+        MESSAGE("the grid limit is CUDA's; on " << backend << " the tall range is not checked");
+    }
+}
+
 TEST_CASE("kernels: index_3d covers a width x height x depth range exactly once") {
     test::Random rnd;
     INFO("seed " << rnd.seed);

@@ -324,7 +324,8 @@ TEST_CASE("sources: empty text, no kernels, and unknown names are refused") {
     SUBCASE("a source that defines no kernel") {
         const dualrt::KernelSource helpers_only{
             "test_sources no_kernels",
-            "float test_sources_helper(float v) { return 2.0f * v; }\n",
+            "/* a helper for __kernel functions, not one itself */\n"
+            "float test_sources_helper(float v) { return 2.0f * v; }  // kernel-free\n",
             "#include \"dualrt_kernel.cuh\"\n"
             "__device__ float test_sources_helper(float v) { return 2.0f * v; }\n"};
         CHECK_DUALRT_ERROR(Errc::invalid_argument, "test_sources no_kernels",

@@ -108,10 +108,11 @@ DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version) : device_
 }
 
 DeviceImpl::~DeviceImpl() {
-    if (context_ == nullptr) return;
+    CUcontext context = context_.load();
+    if (context == nullptr) return;
     {
         // Modules belong to the context: unload them while it still exists.
-        ScopedContext current(context_, ScopedContext::no_throw);
+        ScopedContext current(context, ScopedContext::no_throw);
         programs_.clear();
     }
     CU_CHECK_NOTHROW(cuDevicePrimaryCtxRelease(device_),
@@ -120,15 +121,16 @@ DeviceImpl::~DeviceImpl() {
 }
 
 CUcontext DeviceImpl::context() const {
+    if (CUcontext ready = context_.load(std::memory_order_acquire)) return ready;
     std::lock_guard<std::mutex> lock(context_mutex_);
-    if (context_ == nullptr) {
+    if (context_.load(std::memory_order_relaxed) == nullptr) {
         CUcontext retained = nullptr;
         CU_CHECK(cuDevicePrimaryCtxRetain(&retained, device_),
                  "retaining the primary context of " + describe());
-        context_ = retained;
+        context_.store(retained, std::memory_order_release);
         detail::log().debug("CUDA: retained the primary context of {}", describe());
     }
-    return context_;
+    return context_.load(std::memory_order_relaxed);
 }
 
 std::string DeviceImpl::describe() const {

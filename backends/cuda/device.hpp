@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -60,8 +61,10 @@ private:
     int compute_capability_ = 0;
     std::array<std::size_t, 3> max_grid_{0, 0, 0};
 
+    // Read on every call into the backend, so it is atomic: set once under context_mutex_,
+    // released by ~DeviceImpl.
     mutable std::mutex context_mutex_;
-    mutable CUcontext context_ = nullptr;  // set once under context_mutex_, released by ~DeviceImpl
+    mutable std::atomic<CUcontext> context_{nullptr};
 
     ProgramCache programs_;
 };

@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -158,11 +157,31 @@ std::vector<backend::ParamInfo> read_params(const cl::Kernel& kernel, const std:
 }
 
 // Whether OpenCL C text has the word __kernel or kernel outside comments. Only a program with
-// kernels is worth building (and a macro that hides the keyword still reaches the build).
+// kernels is worth building (and a macro that hides the keyword still reaches the build). A plain
+// scan: std::regex recurses per character and can overflow the stack on a long source.
 bool mentions_kernel(const std::string& text) {
-    static const std::regex comments(R"(//[^\n]*|/\*[\s\S]*?\*/)");
-    static const std::regex keyword(R"((^|[^A-Za-z0-9_])(__kernel|kernel)($|[^A-Za-z0-9_]))");
-    return std::regex_search(std::regex_replace(text, comments, " "), keyword);
+    const auto word_char = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (text.compare(i, 2, "//") == 0) {
+            i = text.find('\n', i);
+        } else if (text.compare(i, 2, "/*") == 0) {
+            i = text.find("*/", i + 2);
+            if (i != std::string::npos) i += 2;
+        } else if (word_char(text[i])) {
+            std::size_t end = i;
+            while (end < text.size() && word_char(text[end])) ++end;
+            const std::string word = text.substr(i, end - i);
+            if (word == "__kernel" || word == "kernel") return true;
+            i = end;
+        } else {
+            ++i;
+        }
+        if (i == std::string::npos) return false;
+    }
+    return false;
 }
 
 // Compiles `text` for `device` alone. A compiler error arrives as cl::BuildError, which CL_CHECK
