@@ -63,6 +63,7 @@ function(dualrt_compile_fatbins out_var)
     file(GLOB dir_headers CONFIGURE_DEPENDS ${dir}/*.cuh)
     list(APPEND headers ${dir_headers})
   endforeach()
+  string(REPLACE ";" ", sm_" arch_text "sm_${ARG_ARCHITECTURES}")
   set(werror "")
   if(DUALRT_WERROR)
     set(werror --Werror all-warnings)
@@ -76,7 +77,7 @@ function(dualrt_compile_fatbins out_var)
       COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} --fatbin -std=c++17 -ccbin ${CMAKE_CXX_COMPILER}
               ${werror} ${includes} ${gencode} -o ${output} ${source}
       DEPENDS ${source} ${headers}
-      COMMENT "nvcc: ${stem}.cu -> ${stem}.fatbin (sm_${ARG_ARCHITECTURES})"
+      COMMENT "nvcc: ${stem}.cu -> ${stem}.fatbin (${arch_text}, PTX ${newest})"
       VERBATIM)
     list(APPEND outputs ${output})
   endforeach()
