@@ -23,18 +23,9 @@ namespace {
 
 using dualrt::detail::EmbeddedKernelFile;
 using dualrt::detail::EmbeddedKernelTable;
+using dualrt::detail::file_defining;
 using dualrt::detail::KernelSignature;
 using Kind = backend::ParamInfo::Kind;
-
-const EmbeddedKernelFile* file_defining(const EmbeddedKernelTable& table, const std::string& name) {
-    for (std::size_t f = 0; f < table.count; ++f) {
-        const EmbeddedKernelFile& file = table.files[f];
-        for (std::size_t k = 0; k < file.kernel_count; ++k) {
-            if (name == file.kernel_names[k]) return &file;
-        }
-    }
-    return nullptr;
-}
 
 const EmbeddedKernelFile* file_named(const EmbeddedKernelTable& table, const std::string& stem) {
     for (std::size_t f = 0; f < table.count; ++f) {
@@ -128,7 +119,8 @@ void KernelImpl::allow_dynamic_shared(std::size_t bytes) const {
 }
 
 bool ProgramCache::exists(const std::string& kernel) const {
-    return kernels_.count(kernel) != 0 || file_defining(dualrt_cuda_kernel_table(), kernel);
+    return kernels_.count(kernel) != 0 ||
+           file_defining(dualrt_cuda_kernel_table(), kernel) != nullptr;
 }
 
 void ProgramCache::load_module(const DeviceImpl& device, const std::string& origin,
@@ -163,21 +155,11 @@ std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<
     if (cached == kernels_.end()) {
         const EmbeddedKernelFile* file = file_defining(dualrt_cuda_kernel_table(), name);
         if (file == nullptr) {
-            std::vector<std::string> names;
-            const EmbeddedKernelTable& table = dualrt_cuda_kernel_table();
-            for (std::size_t f = 0; f < table.count; ++f) {
-                const EmbeddedKernelFile& each = table.files[f];
-                names.insert(names.end(), each.kernel_names,
-                             each.kernel_names + each.kernel_count);
-            }
-            for (const auto& [loaded, state] : kernels_) names.push_back(loaded);
-            std::sort(names.begin(), names.end());
-            names.erase(std::unique(names.begin(), names.end()), names.end());
-            std::string known;
-            for (const auto& each : names) known += (known.empty() ? "" : ", ") + each;
+            std::vector<std::string> loaded;
+            for (const auto& [each, state] : kernels_) loaded.push_back(each);
             raise(Errc::not_found, "Device::kernel", device->describe(),
                   "no kernel named '" + name + "'; known kernels: " +
-                      (known.empty() ? std::string("(none)") : known));
+                      dualrt::detail::kernel_list(dualrt_cuda_kernel_table(), loaded));
         }
         load_module(*device, std::string("kernels/cu/") + file->stem + ".cu", file->data,
                     builtin_signatures(file->stem));

@@ -28,35 +28,13 @@ constexpr const char* build_options = "-cl-std=CL1.2 -cl-kernel-arg-info";
 
 using dualrt::detail::EmbeddedKernelFile;
 using dualrt::detail::EmbeddedKernelTable;
+using dualrt::detail::file_defining;
 using Kind = backend::ParamInfo::Kind;
 
-const EmbeddedKernelFile* file_defining(const EmbeddedKernelTable& table, const std::string& name) {
-    for (std::size_t f = 0; f < table.count; ++f) {
-        const EmbeddedKernelFile& file = table.files[f];
-        for (std::size_t k = 0; k < file.kernel_count; ++k) {
-            if (name == file.kernel_names[k]) return &file;
-        }
-    }
-    return nullptr;
-}
-
-// "busy, fill, saxpy": every kernel of the table and every loaded one, sorted.
-std::string known_kernels(const EmbeddedKernelTable& table,
-                          const std::map<std::string, std::string>& loaded) {
+std::vector<std::string> loaded_names(const std::map<std::string, std::string>& loaded) {
     std::vector<std::string> names;
-    for (std::size_t f = 0; f < table.count; ++f) {
-        const EmbeddedKernelFile& file = table.files[f];
-        names.insert(names.end(), file.kernel_names, file.kernel_names + file.kernel_count);
-    }
     for (const auto& entry : loaded) names.push_back(entry.first);
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    std::string text;
-    for (const auto& name : names) {
-        if (!text.empty()) text += ", ";
-        text += name;
-    }
-    return text.empty() ? "(none)" : text;
+    return names;
 }
 
 [[noreturn]] void raise_unknown_kernel(const std::string& name, const DeviceImpl& device,
@@ -67,7 +45,7 @@ std::string known_kernels(const EmbeddedKernelTable& table,
     info.call = "Device::kernel";
     info.context = device.describe();
     info.detail = "no kernel named '" + name + "'; known kernels: " +
-                  known_kernels(dualrt_opencl_kernel_table(), loaded);
+                  dualrt::detail::kernel_list(dualrt_opencl_kernel_table(), loaded_names(loaded));
     dualrt::detail::raise(std::move(info));
 }
 
