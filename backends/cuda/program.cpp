@@ -182,20 +182,29 @@ std::vector<std::string> ProgramCache::load_source(const std::shared_ptr<DeviceI
         raise(Errc::invalid_argument, "Device::load_sources", origin + " for " + device->describe(),
               "it defines no kernel: expected at least one extern \"C\" __global__ function");
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> names;
-    for (const KernelSignature& signature : signatures) {
-        if (exists(signature.name)) {
+    const auto refuse_existing = [&] {
+        for (const KernelSignature& signature : signatures) {
+            if (!exists(signature.name)) continue;
             raise(Errc::invalid_argument, "Device::load_sources",
                   origin + " for " + device->describe(),
                   "kernel '" + signature.name + "' already exists on this device (built in or "
                   "loaded before); kernel names must be unique per device");
         }
-        names.push_back(signature.name);
+    };
+    {
+        // Refused before compiling, so a clash costs no NVRTC run.
+        std::lock_guard<std::mutex> lock(mutex_);
+        refuse_existing();
     }
+    // NVRTC runs outside mutex_ (it may take seconds), so other threads keep finding kernels
+    // and launching meanwhile, as on the OpenCL backend.
     const std::vector<char> image =
         compile_with_nvrtc(text, name, device->compute_capability(), device->describe());
+    std::lock_guard<std::mutex> lock(mutex_);
+    refuse_existing();  // another thread may have loaded one of the names meanwhile
     load_module(*device, origin, image.data(), signatures);
+    std::vector<std::string> names;
+    for (const KernelSignature& signature : signatures) names.push_back(signature.name);
     return names;
 }
 

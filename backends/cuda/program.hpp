@@ -80,7 +80,7 @@ private:
                      const std::vector<detail::KernelSignature>& kernels);
     bool exists(const std::string& kernel) const;  // built in, or loaded; the mutex is held
 
-    std::mutex mutex_;  // guards both members; held while a module loads or a source compiles
+    std::mutex mutex_;  // guards both members; held while a module loads (not while NVRTC runs)
     std::vector<CUmodule> modules_;
     std::map<std::string, std::shared_ptr<KernelState>> kernels_;  // by kernel name
 };
