@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "launch_check.hpp"
 #include "log.hpp"
+#include "staged_copy.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -65,7 +66,7 @@ Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event) {
 }
 
 Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t bytes,
-                         std::size_t elem_size, Sync sync) {
+                         std::size_t elem_size, Sync sync, HostMemory host) {
     const char* op = "Queue::copy (host to device)";
     require_valid(op);
     require_same_device(op, dst, "destination");
@@ -76,11 +77,16 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
                                        " (copy into dst.view(offset, count) for part of a buffer)");
     if (bytes == 0) return record();
     if (src == nullptr) detail::raise_argument(op, "the source pointer is null");
+    if (host == HostMemory::pageable && detail::worth_staging(bytes)) {
+        if (auto staged = detail::staged_write(device_, *impl_, *dst.impl(), dst.offset_bytes(),
+                                               src, bytes, sync))
+            return after_enqueue(std::move(staged));
+    }
     return after_enqueue(impl_->copy_to_device(*dst.impl(), dst.offset_bytes(), src, bytes, sync));
 }
 
 Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std::size_t elem_size,
-                        Sync sync) {
+                        Sync sync, HostMemory host) {
     const char* op = "Queue::copy (device to host)";
     require_valid(op);
     require_same_device(op, src, "source");
@@ -91,6 +97,11 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
                                        " (copy from src.view(offset, count) for part of a buffer)");
     if (bytes == 0) return record();
     if (dst == nullptr) detail::raise_argument(op, "the destination pointer is null");
+    if (host == HostMemory::pageable && detail::worth_staging(bytes)) {
+        if (auto staged = detail::staged_read(device_, *impl_, dst, *src.impl(),
+                                              src.offset_bytes(), bytes, sync))
+            return after_enqueue(std::move(staged));
+    }
     return after_enqueue(impl_->copy_to_host(dst, *src.impl(), src.offset_bytes(), bytes, sync));
 }
 

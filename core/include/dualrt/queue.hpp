@@ -25,6 +25,12 @@ class Device;
 // work is enqueued, and host memory it reads or writes must stay valid until the event completes;
 // with Sync::blocking it returns after the work is done.
 //
+// Copies from and to ordinary (pageable) host memory, given as a pointer or std::vector, go
+// through the device's pinned staging pool (staging.hpp) when they are 256 KiB or more: on
+// return the source has been read (host to device) or the destination written (device to host)
+// even with Sync::async, since each chunk passes through the host. Copies from and to a
+// HostBuffer are DMA from pinned memory, fully asynchronous.
+//
 // Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
 // order the calls happen in.
 class Queue {
@@ -39,29 +45,31 @@ public:
     // buffer); otherwise Errc::invalid_argument.
     template <typename T>
     Event copy(const Buffer<T>& dst, const T* src, std::size_t count, Sync sync = Sync::async) {
-        return write_bytes(dst, src, count * sizeof(T), sizeof(T), sync);
+        return write_bytes(dst, src, count * sizeof(T), sizeof(T), sync, HostMemory::pageable);
     }
     template <typename T>
     Event copy(const Buffer<T>& dst, const std::vector<T>& src, Sync sync = Sync::async) {
-        return write_bytes(dst, src.data(), src.size() * sizeof(T), sizeof(T), sync);
+        return write_bytes(dst, src.data(), src.size() * sizeof(T), sizeof(T), sync,
+                           HostMemory::pageable);
     }
     template <typename T>
     Event copy(const Buffer<T>& dst, const HostBuffer<T>& src, Sync sync = Sync::async) {
-        return write_bytes(dst, src.data(), src.bytes(), sizeof(T), sync);
+        return write_bytes(dst, src.data(), src.bytes(), sizeof(T), sync, HostMemory::pinned);
     }
 
     // device -> host
     template <typename T>
     Event copy(T* dst, std::size_t count, const Buffer<T>& src, Sync sync = Sync::async) {
-        return read_bytes(dst, count * sizeof(T), src, sizeof(T), sync);
+        return read_bytes(dst, count * sizeof(T), src, sizeof(T), sync, HostMemory::pageable);
     }
     template <typename T>
     Event copy(std::vector<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
-        return read_bytes(dst.data(), dst.size() * sizeof(T), src, sizeof(T), sync);
+        return read_bytes(dst.data(), dst.size() * sizeof(T), src, sizeof(T), sync,
+                          HostMemory::pageable);
     }
     template <typename T>
     Event copy(const HostBuffer<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
-        return read_bytes(dst.data(), dst.bytes(), src, sizeof(T), sync);
+        return read_bytes(dst.data(), dst.bytes(), src, sizeof(T), sync, HostMemory::pinned);
     }
 
     // device -> device (same device; the ranges must not overlap)
@@ -94,11 +102,12 @@ public:
     const std::shared_ptr<backend::QueueImpl>& impl() const noexcept { return impl_; }
 
 private:
+    enum class HostMemory { pageable, pinned };  // pageable copies are staged
     // elem_size only makes error messages speak in elements.
     Event write_bytes(const BufferView& dst, const void* src, std::size_t bytes,
-                      std::size_t elem_size, Sync sync);
+                      std::size_t elem_size, Sync sync, HostMemory host);
     Event read_bytes(void* dst, std::size_t bytes, const BufferView& src, std::size_t elem_size,
-                     Sync sync);
+                     Sync sync, HostMemory host);
     Event copy_bytes(const BufferView& dst, const BufferView& src, std::size_t elem_size,
                      Sync sync);
     Event fill_bytes(const BufferView& dst, const void* pattern, std::size_t pattern_size,

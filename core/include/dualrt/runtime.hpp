@@ -15,6 +15,7 @@ inline constexpr const char* env_device = "DUALRT_DEVICE";            // index o
 inline constexpr const char* env_log = "DUALRT_LOG";                  // spdlog level name
 inline constexpr const char* env_plugin_path = "DUALRT_PLUGIN_PATH";  // extra module folders
 inline constexpr const char* env_sync = "DUALRT_SYNC";  // "1": wait after every enqueue
+inline constexpr const char* env_staging_limit = "DUALRT_STAGING_LIMIT";  // bytes, K/M/G; 0: off
 
 // What the library knows about one backend after trying to load it.
 struct BackendStatus {

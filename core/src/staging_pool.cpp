@@ -1,0 +1,220 @@
+#include "staging_pool.hpp"
+
+#include <dualrt/device.hpp>
+#include <dualrt/runtime.hpp>
+
+#include "errors.hpp"
+#include "log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+namespace dualrt::detail {
+namespace {
+
+constexpr std::size_t default_limit = 256u << 20;
+// A chunk of 8 MiB keeps a 55 GB/s DMA engine busy for ~150 µs, long beside the few µs each
+// chunk costs in events and thread hand-offs, and small enough that the first DMA starts early.
+constexpr std::size_t default_chunk = 8u << 20;
+constexpr std::size_t smallest_chunk = 64u << 10;
+
+// "268435456", "256M", "256MiB", "1g": bytes, with an optional K/M/G (KiB/MiB/GiB) suffix.
+std::optional<std::size_t> parse_bytes(const std::string& text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
+        ++digits;
+    if (digits == 0 || digits > 15) return std::nullopt;
+    std::string suffix = text.substr(digits);
+    for (auto& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::size_t shift = 0;
+    if (suffix == "k" || suffix == "kib") shift = 10;
+    else if (suffix == "m" || suffix == "mib") shift = 20;
+    else if (suffix == "g" || suffix == "gib") shift = 30;
+    else if (!suffix.empty() && suffix != "b") return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(text.substr(0, digits))) << shift;
+}
+
+// DUALRT_STAGING_LIMIT, read once; a value that is not a size is an error naming it.
+std::optional<std::size_t> limit_from_environment() {
+    const char* value = std::getenv(env_staging_limit);
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    const auto bytes = parse_bytes(value);
+    if (!bytes)
+        raise_argument(env_staging_limit,
+                       std::string("the value '") + value +
+                           "' is not a size; expected bytes with an optional K, M or G suffix "
+                           "(e.g. 256M), or 0 to turn staging off");
+    return bytes;
+}
+
+std::size_t chunk_for(std::size_t limit) {
+    // Two chunks at least fit under the limit, so one can fill while the other drains.
+    return std::max(std::min(default_chunk, limit / 2), std::min(limit, smallest_chunk));
+}
+
+}  // namespace
+
+StagingPool& StagingPool::of(const std::shared_ptr<backend::DeviceImpl>& device) {
+    // Function-local statics die in reverse order of construction; the pools are made after the
+    // backend registry has made the devices, so they release their pinned memory first.
+    static std::mutex mutex;
+    static std::map<const backend::DeviceImpl*, std::unique_ptr<StagingPool>> pools;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& pool = pools[device.get()];
+    if (!pool) pool = std::make_unique<StagingPool>(device);
+    return *pool;
+}
+
+StagingPool::StagingPool(std::shared_ptr<backend::DeviceImpl> device)
+    : device_(std::move(device)) {
+    const auto from_environment = limit_from_environment();
+    limit_from_environment_ = from_environment.has_value();
+    stats_.limit_bytes = from_environment.value_or(default_limit);
+    stats_.chunk_bytes = chunk_for(stats_.limit_bytes);
+}
+
+bool StagingPool::enabled() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_.limit_bytes > 0;
+}
+
+std::size_t StagingPool::chunk_bytes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_.chunk_bytes;
+}
+
+std::optional<StagingSlot> StagingPool::pin(std::size_t bytes) {
+    std::string reason;
+    for (std::size_t size = bytes;; size = std::max(size / 2, smallest_chunk)) {
+        try {
+            auto buffer = device_->create_host_buffer(size);
+            if (buffer) {
+                if (size < bytes) ++stats_.smaller_fallbacks;
+                auto* data = static_cast<unsigned char*>(buffer->data());
+                return StagingSlot{std::move(buffer), data, size};
+            }
+            reason = "the backend returned no buffer";
+        } catch (const Error& e) {
+            reason = e.what();
+        }
+        if (size <= smallest_chunk) break;
+    }
+    if (!warned_pinning_refused_) {
+        warned_pinning_refused_ = true;
+        log().warn("staging: pinning {} on {} was refused ({}); copies from pageable memory use "
+                   "the driver's own (slower) path while pinning fails",
+                   format_bytes(bytes), device_->info().name, reason);
+    }
+    return std::nullopt;
+}
+
+std::vector<StagingSlot> StagingPool::acquire(std::size_t wanted) {
+    std::vector<StagingSlot> slots;
+    std::vector<backend::EventPtr> to_wait;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stats_.limit_bytes == 0) return slots;
+        // Idle buffers whose last use has finished first, then the others.
+        std::stable_partition(idle_.begin(), idle_.end(), [](const Idle& idle) {
+            return !idle.in_flight || idle.in_flight->is_complete();
+        });
+        while (slots.size() < wanted && !idle_.empty()) {
+            Idle idle = std::move(idle_.front());
+            idle_.erase(idle_.begin());
+            if (idle.in_flight) to_wait.push_back(std::move(idle.in_flight));
+            slots.push_back(std::move(idle.slot));
+            ++stats_.hits;
+        }
+        while (slots.size() < wanted &&
+               stats_.pinned_bytes + stats_.chunk_bytes <= stats_.limit_bytes) {
+            auto slot = pin(stats_.chunk_bytes);
+            if (!slot) break;
+            ++stats_.misses;
+            ++stats_.buffers;
+            stats_.pinned_bytes += slot->bytes;
+            stats_.peak_pinned_bytes = std::max(stats_.peak_pinned_bytes, stats_.pinned_bytes);
+            slots.push_back(std::move(*slot));
+        }
+    }
+    for (auto& event : to_wait) {
+        try {
+            event->wait();
+        } catch (const Error& e) {
+            // The failure belongs to the copy that used the buffer before, and was reported to
+            // it; the buffer itself is fine.
+            log().debug("staging: an earlier copy through a staging buffer failed: {}", e.what());
+        }
+    }
+    return slots;
+}
+
+void StagingPool::release(StagingSlot slot, backend::EventPtr in_flight) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(Idle{std::move(slot), std::move(in_flight)});
+    trim_to_limit();
+}
+
+void StagingPool::trim_to_limit() {
+    while (stats_.pinned_bytes > stats_.limit_bytes && !idle_.empty()) {
+        // A buffer that a queued copy still reads or writes must not be freed under it.
+        Idle& victim = idle_.back();
+        if (victim.in_flight) {
+            try {
+                victim.in_flight->wait();
+            } catch (const Error& e) {
+                log().debug("staging: an earlier copy through a staging buffer failed: {}",
+                            e.what());
+            }
+        }
+        stats_.pinned_bytes -= victim.slot.bytes;
+        --stats_.buffers;
+        idle_.pop_back();
+    }
+}
+
+void StagingPool::count_staged(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.staged_copies;
+    stats_.staged_bytes += bytes;
+}
+
+void StagingPool::count_pageable_fallback() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.pageable_fallbacks;
+}
+
+StagingStats StagingPool::stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_;
+}
+
+void StagingPool::set_limit(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (limit_from_environment_) {
+        log().info("staging: {} is set, so Device::set_staging_limit({}) is ignored",
+                   env_staging_limit, bytes);
+        return;
+    }
+    stats_.limit_bytes = bytes;
+    stats_.chunk_bytes = chunk_for(bytes);
+    trim_to_limit();
+}
+
+}  // namespace dualrt::detail
+
+namespace dualrt {
+
+StagingStats Device::staging_stats() const {
+    if (!impl_) detail::raise_argument("Device::staging_stats", "the Device is empty");
+    return detail::StagingPool::of(impl_).stats();
+}
+
+void Device::set_staging_limit(std::size_t bytes) const {
+    if (!impl_) detail::raise_argument("Device::set_staging_limit", "the Device is empty");
+    detail::StagingPool::of(impl_).set_limit(bytes);
+}
+
+}  // namespace dualrt
