@@ -1,27 +1,42 @@
-// EventImpl: a point in a queue, a CUevent recorded on the queue's stream.
+// EventImpl: a point in a queue. The events of copies, fills and launches are "deferred": an
+// enqueue records no CUevent; its queue records one only when the event may be needed.
 #pragma once
 
 #include "backend/backend.hpp"
 
 #include <cuda.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace dualrt::cuda {
 
-class DeviceImpl;
+class QueueImpl;
 
-// Owns one CUevent and keeps its device alive. Events of copies, fills and launches are created
-// with CU_EVENT_DISABLE_TIMING, which makes recording and waiting cheaper; QueueImpl::record()
-// makes timed ones. Thread-safe: the driver allows queries and waits from any thread.
+// The point after one enqueued command, or (timed) the point where QueueImpl::record() was called.
+//
+// An untimed event starts *pending*: it has no CUevent, because most programs drop the events of
+// their enqueues and recording one per enqueue would double the cost of a launch. While it is
+// pending it is its queue's last command, so recording it at the current end of the stream marks
+// exactly its point. Its queue does that at the start of the next enqueue (QueueImpl keeps a weak
+// pointer to it), and this object does it, under the queue's mutex, when it is waited on, polled,
+// waited for by a queue or asked for its native handle. The CUevent comes from the queue's
+// EventPool (CU_EVENT_DISABLE_TIMING) and goes back there when this object dies.
+//
+// A timed event (QueueImpl::record()) owns a CUevent created with timing and recorded at once.
+//
+// Every event holds its QueueImpl (hence the stream, the pool and the device), so it can be
+// recorded, waited on and released after the public Queue is gone. Thread-safe.
 class EventImpl final : public backend::EventImpl {
 public:
-    // Creates an event and records it at the current end of `stream` (a stream of `device`).
-    // Throws dualrt::Error.
-    static std::shared_ptr<EventImpl> record(std::shared_ptr<DeviceImpl> device, CUstream stream,
-                                             bool timed);
-    ~EventImpl() override;  // cuEventDestroy: fine while the event is pending. Never throws.
+    // A pending event of a command `queue` is about to enqueue; the queue sets its sequence.
+    explicit EventImpl(std::shared_ptr<QueueImpl> queue);
+    // A timed event owning `event`, which the caller records. Destroyed with this object.
+    EventImpl(std::shared_ptr<QueueImpl> queue, CUevent timed_event);
+    // Gives a pooled CUevent back to the queue, destroys a timed one. Never throws.
+    ~EventImpl() override;
     EventImpl(const EventImpl&) = delete;
     EventImpl& operator=(const EventImpl&) = delete;
 
@@ -29,21 +44,35 @@ public:
     // Blocks until the work before the event completed. Throws Errc::backend_failure when that
     // work failed (a kernel fault is reported here, by the first wait after it).
     void wait() override;
-    bool is_complete() override;  // cuEventQuery: never blocks
+    bool is_complete() override;  // cuEventQuery: never blocks (records a pending event first)
     bool timed() const override { return timed_; }
     // cuEventElapsedTime: resolution about half a microsecond.
     double elapsed_ms_since(backend::EventImpl& start) override;
     NativeHandle native_handle() const override;  // CUevent, owned by this object
 
-    CUevent cu_event() const { return event_; }
+    // --- for QueueImpl ---
+
+    // The CUevent, recording the event first when it is pending. Throws dualrt::Error.
+    CUevent cu_event() const;
+    bool recorded() const noexcept { return recorded_.load(std::memory_order_acquire); }
+    // The enqueue number of a pending event's command on its queue. Read and written under the
+    // queue's mutex.
+    std::uint64_t sequence() const noexcept { return sequence_; }
+    void set_sequence(std::uint64_t sequence) noexcept { sequence_ = sequence; }
+    // `event` (a pooled CUevent) has just been recorded for this event. Under the queue's mutex.
+    void set_recorded(CUevent event) const noexcept;
 
 private:
-    EventImpl(std::shared_ptr<DeviceImpl> device, CUevent event, bool timed);
     std::string describe() const;
 
-    std::shared_ptr<DeviceImpl> device_;
-    CUevent event_;
-    bool timed_;
+    std::shared_ptr<QueueImpl> queue_;
+    std::uint64_t sequence_ = 0;
+    // Written once, under the queue's mutex, before recorded_ is set (release); read without a
+    // lock once recorded_ reads true (acquire). Mutable: recording a pending event on demand
+    // (native_handle() const) does not change which point it is.
+    mutable CUevent event_ = nullptr;
+    mutable std::atomic<bool> recorded_{false};
+    const bool timed_;
 };
 
 }  // namespace dualrt::cuda

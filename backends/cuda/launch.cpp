@@ -64,21 +64,27 @@ LaunchConfig launch_config(const KernelImpl& kernel, const DeviceImpl& device,
     return config;
 }
 
-LaunchArguments::LaunchArguments(const std::vector<backend::KernelArg>& args)
-    : addresses_(args.size(), 0), shared_offsets_(args.size(), 0), pointers_(args.size()) {
+LaunchArguments::LaunchArguments(const std::vector<backend::KernelArg>& args) {
+    Slot* slots = inline_slots_;
+    if (args.size() > inline_count) {
+        more_slots_.resize(args.size());
+        more_pointers_.resize(args.size());
+        slots = more_slots_.data();
+        pointers_ = more_pointers_.data();
+    }
     for (std::size_t i = 0; i < args.size(); ++i) {
         const backend::KernelArg& arg = args[i];
         switch (arg.kind) {
         case backend::ParamInfo::Kind::buffer:
-            addresses_[i] = static_cast<const BufferImpl&>(*arg.buffer).address() + arg.offset;
-            pointers_[i] = &addresses_[i];
+            slots[i].address = static_cast<const BufferImpl&>(*arg.buffer).address() + arg.offset;
+            pointers_[i] = &slots[i].address;
             break;
         case backend::ParamInfo::Kind::local:
             shared_bytes_ = (shared_bytes_ + shared_alignment - 1) / shared_alignment *
                             shared_alignment;
-            shared_offsets_[i] = static_cast<unsigned>(shared_bytes_);
+            slots[i].shared_offset = static_cast<unsigned>(shared_bytes_);
             shared_bytes_ += arg.bytes;
-            pointers_[i] = &shared_offsets_[i];
+            pointers_[i] = &slots[i].shared_offset;
             break;
         case backend::ParamInfo::Kind::scalar:
         case backend::ParamInfo::Kind::unknown:

@@ -34,22 +34,31 @@ LaunchConfig launch_config(const KernelImpl& kernel, const DeviceImpl& device,
 // cuLaunchKernel's argument array: a pointer to each argument's value. Buffers pass their device
 // address plus the view's offset; each local-memory argument gets a 16-byte aligned slice of the
 // block's dynamic shared memory and passes its byte offset (dualrt_local<T> in the kernel).
-// Borrows `args`, which must outlive the launch call.
+// Borrows `args`, which must outlive the launch call. Kernels of up to `inline_count` arguments
+// (all the usual ones) allocate nothing: a launch is on the hot path.
 class LaunchArguments {
 public:
     explicit LaunchArguments(const std::vector<backend::KernelArg>& args);
     LaunchArguments(const LaunchArguments&) = delete;
     LaunchArguments& operator=(const LaunchArguments&) = delete;
 
-    void** pointers() { return pointers_.data(); }
+    void** pointers() { return pointers_; }
     std::size_t shared_bytes() const { return shared_bytes_; }
 
 private:
-    // One slot per argument; only the slots of the argument's kind are used. Sized up front so
-    // that the pointers into them stay valid.
-    std::vector<CUdeviceptr> addresses_;
-    std::vector<unsigned> shared_offsets_;
-    std::vector<void*> pointers_;
+    static constexpr std::size_t inline_count = 16;
+
+    // One slot per argument; only the slots of the argument's kind are used. The pointers point
+    // into these, so the object is neither copied nor moved.
+    struct Slot {
+        CUdeviceptr address = 0;
+        unsigned shared_offset = 0;
+    };
+    Slot inline_slots_[inline_count];
+    void* inline_pointers_[inline_count] = {};
+    std::vector<Slot> more_slots_;        // used instead when there are more arguments
+    std::vector<void*> more_pointers_;
+    void** pointers_ = inline_pointers_;
     std::size_t shared_bytes_ = 0;
 };
 

@@ -2,28 +2,42 @@
 #pragma once
 
 #include "backend/backend.hpp"
+#include "event_pool.hpp"
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace dualrt::cuda {
 
 class DeviceImpl;
+class EventImpl;
 
 // Owns one stream created with CU_STREAM_NON_BLOCKING, so it never synchronises with the legacy
-// default stream that other code in the process may use. Every enqueue returns the EventImpl of
-// its work (untimed); with Sync::blocking the call returns after the work completed.
-// (DUALRT_SYNC is handled by the core for every backend.) Thread-safe: the driver accepts work
-// for one stream from any thread, and cuLaunchKernel copies the arguments before returning.
-class QueueImpl final : public backend::QueueImpl {
+// default stream that other code in the process may use. Every enqueue returns a *pending*
+// EventImpl (see event.hpp): no CUevent is recorded unless the caller keeps the event, so a loop
+// of launches whose events are dropped costs the driver's launch and a little bookkeeping. With
+// Sync::blocking the call records the event at once and returns after the work completed.
+// (DUALRT_SYNC is handled by the core for every backend. Unlike the OpenCL twin, this queue needs
+// no special case for it: a CUDA fault is sticky, so waiting on an event recorded after the faulty
+// command reports it just as the command's own event would.)
+//
+// Thread-safe: one mutex orders each enqueue with the recording of the previous enqueue's event
+// (which must land between the two commands); it is held for the driver call itself and a few
+// pointer updates, never while waiting. Create it with std::make_shared: its events hold it.
+class QueueImpl final : public backend::QueueImpl,
+                        public std::enable_shared_from_this<QueueImpl> {
 public:
     // Creates the stream (and retains the device's primary context on first use).
     explicit QueueImpl(std::shared_ptr<DeviceImpl> device);
-    // cuStreamDestroy: returns at once; work still in the stream completes. Never throws.
+    // Runs when the public Queue and every event of this queue are gone: destroys the pooled
+    // events and the stream (cuStreamDestroy returns at once; work still in the stream
+    // completes). Never throws.
     ~QueueImpl() override;
     QueueImpl(const QueueImpl&) = delete;
     QueueImpl& operator=(const QueueImpl&) = delete;
@@ -44,17 +58,44 @@ public:
                              const std::vector<backend::KernelArg>& args) override;
     backend::EventPtr record() override;                // a timed cuEventRecord
     void wait_for(backend::EventImpl& event) override;  // cuStreamWaitEvent
-    void finish() override;                             // cuStreamSynchronize: blocks
-    NativeHandle native_handle() const override;        // CUstream, owned by this object
+    // cuStreamSynchronize: blocks. Records the last enqueue's pending event first, so that the
+    // event reads complete afterwards.
+    void finish() override;
+    // CUstream, owned by this object. Records the pending event of the last enqueue first, so
+    // that work the caller adds to the stream natively does not delay that event.
+    NativeHandle native_handle() const override;
+
+    // --- for EventImpl ---
+
+    const std::shared_ptr<DeviceImpl>& cuda_device() const { return device_; }
+    // Records `event` at the current end of the stream unless it is recorded already.
+    // Throws dualrt::Error.
+    void record_pending(const EventImpl& event);
+    // Takes back the pooled CUevent of an EventImpl that is dying. Never throws.
+    void recycle(CUevent event) noexcept;
 
 private:
-    // "queue of CUDA device 0 'NAME'" plus `what`, for error contexts.
+    // "queue of CUDA device 0 'NAME'" plus `what`, for error contexts (built only on failure).
     std::string describe(const std::string& what) const;
-    // The event of the work just enqueued; waits for it when the call is blocking.
-    backend::EventPtr enqueued(Sync sync);
+    // Runs `command` (which enqueues one piece of work on stream_ and throws on failure) and
+    // returns its pending event; with Sync::blocking, records the event and waits for it.
+    // The caller has made the context current.
+    template <typename Command>
+    backend::EventPtr enqueue(Sync sync, Command&& command);
+    // Under mutex_: records the pending event of the last enqueue, if anyone still holds it, at
+    // the current end of the stream. Returns that event, for the caller to release after
+    // unlocking (its destructor takes mutex_).
+    std::shared_ptr<EventImpl> record_last_locked();
+    // Under mutex_: records `event` on the stream with a pooled CUevent.
+    void record_locked(const EventImpl& event);
 
     std::shared_ptr<DeviceImpl> device_;
     CUstream stream_ = nullptr;
+
+    std::mutex mutex_;  // guards everything below and the pending events' recording
+    std::weak_ptr<EventImpl> last_;  // the event of the last enqueue
+    std::uint64_t sequence_ = 0;     // enqueues so far; last_'s sequence while it is pending
+    EventPool pool_;
 };
 
 }  // namespace dualrt::cuda

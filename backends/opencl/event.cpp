@@ -1,23 +1,29 @@
-// EventImpl: waiting on, polling and timing the cl::Event of an enqueued command.
+// EventImpl: making markers for deferred events on demand, waiting on, polling and timing
+// cl_events.
 #include "event.hpp"
 
 #include "check.hpp"
 #include "device.hpp"
 #include "errors.hpp"
+#include "queue.hpp"
 
 #include <cstdint>
 #include <utility>
 
 namespace dualrt::opencl {
 
-EventImpl::EventImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, cl::Event event,
-                     bool timed)
-    : device_(std::move(device)), queue_(std::move(queue)), event_(std::move(event)),
+EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, Start start)
+    : queue_(std::move(queue)), complete_(start == Start::complete), timed_(false) {}
+
+EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, cl::Event event, bool timed)
+    : queue_(std::move(queue)), event_(std::move(event)), recorded_(true), complete_(false),
       timed_(timed) {}
 
-const backend::DeviceImpl& EventImpl::device() const { return *device_; }
+const backend::DeviceImpl& EventImpl::device() const { return queue_->device(); }
 
-std::string EventImpl::describe() const { return "an event of " + device_->describe(); }
+std::string EventImpl::describe() const {
+    return "an event of " + queue_->opencl_device()->describe();
+}
 
 void EventImpl::raise_failed_command(cl_int status) const {
     ErrorInfo info;
@@ -32,14 +38,26 @@ void EventImpl::raise_failed_command(cl_int status) const {
     detail::raise(std::move(info));
 }
 
+void EventImpl::set_recorded(cl::Event event) const noexcept {
+    event_ = std::move(event);
+    recorded_.store(true, std::memory_order_release);
+}
+
+const cl::Event& EventImpl::cl_event() const {
+    if (!recorded()) queue_->record_pending(*this);
+    return event_;
+}
+
 void EventImpl::wait() {
+    if (complete_) return;  // its blocking call returned after the command completed
+    const cl::Event& event = cl_event();
     try {
-        event_.wait();
+        event.wait();
     } catch (const cl::Error& error) {
         // clWaitForEvents only says that some command failed; the event's status says how.
         if (error.err() == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
             const cl_int status =
-                CL_CHECK(event_.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), describe());
+                CL_CHECK(event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), describe());
             if (status < 0) raise_failed_command(status);
         }
         raise_cl_error(error, "event_.wait()", describe(), __FILE__, __LINE__, CallKind::other);
@@ -47,11 +65,13 @@ void EventImpl::wait() {
 }
 
 void EventImpl::flush_queue() const {
-    CL_CHECK(queue_.flush(), "submitting the queue of " + describe());
+    CL_CHECK(queue_->cl_queue().flush(), "submitting the queue of " + describe());
 }
 
 bool EventImpl::is_complete() {
-    const cl_int status = CL_CHECK(event_.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), describe());
+    if (complete_) return true;
+    const cl::Event& event = cl_event();
+    const cl_int status = CL_CHECK(event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), describe());
     if (status < 0) raise_failed_command(status);
     // A command may stay CL_QUEUED until its queue is flushed; polling alone would never end.
     if (status == CL_QUEUED) flush_queue();
@@ -59,12 +79,12 @@ bool EventImpl::is_complete() {
 }
 
 cl_ulong EventImpl::end_ns() {
-    return CL_CHECK(event_.getProfilingInfo<CL_PROFILING_COMMAND_END>(),
+    return CL_CHECK(cl_event().getProfilingInfo<CL_PROFILING_COMMAND_END>(),
                     "reading CL_PROFILING_COMMAND_END of " + describe());
 }
 
 double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
-    // Same device, hence same backend: checked by the core.
+    // Same device, hence same backend; both timed, so both hold their marker: checked by the core.
     auto& from = static_cast<EventImpl&>(start);
     from.wait();
     wait();
@@ -76,7 +96,7 @@ double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
 }
 
 NativeHandle EventImpl::native_handle() const {
-    return reinterpret_cast<NativeHandle>(event_());
+    return reinterpret_cast<NativeHandle>(cl_event()());
 }
 
 }  // namespace dualrt::opencl

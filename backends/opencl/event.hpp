@@ -1,29 +1,51 @@
-// EventImpl: a point in a queue, wrapping the cl::Event of an enqueued command.
+// EventImpl: a point in a queue. The events of copies, fills and launches are "deferred": an
+// enqueue asks the driver for no cl_event; its queue makes one only when the event may be needed.
 #pragma once
 
 #include "backend/backend.hpp"
 #include "cl.hpp"
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace dualrt::opencl {
 
-class DeviceImpl;
+class QueueImpl;
 
-// Owns one cl_event of a command in `queue` (created with CL_QUEUE_PROFILING_ENABLE), and keeps
-// its device and that queue alive. Thread-safe: OpenCL event queries and waits may run on any
-// thread.
+// The point after one enqueued command, or (timed) the point where QueueImpl::record() was called.
+//
+// An untimed event usually starts *pending*: it has no cl_event, because most programs drop the
+// events of their enqueues, and asking for an event on a profiling queue is what makes an enqueue
+// slow on some drivers (NVIDIA's). While it is pending it is its queue's last command, so a marker
+// enqueued at the current end of the queue (clEnqueueMarkerWithWaitList without a wait list)
+// completes exactly when the command does. Its queue enqueues that marker at the start of the
+// next enqueue (QueueImpl keeps a weak pointer to the event), and this object does it, under the
+// queue's mutex, when it is waited on, polled, waited for by a queue or asked for its native
+// handle.
+//
+// Other events hold a cl_event from the start: the command's own for the blocking commands that
+// wait for it (so that a failure names the command's status), a profiled marker for timed ones.
+// The events of blocking reads and writes start *complete*: their call returned after the command
+// finished, so waiting is free; a marker is made for them only when their native event is asked
+// for (it completes later than the command, which is never wrong for the host or other queues).
+//
+// Every event holds its QueueImpl (hence the cl_command_queue and the device), so it can be
+// recorded, waited on and released after the public Queue is gone. Thread-safe.
 class EventImpl final : public backend::EventImpl {
 public:
-    // `timed`: whether the event is a timing point (QueueImpl::record). The queue profiles every
-    // command, but only timed events are offered for timing, as on CUDA.
-    EventImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, cl::Event event,
-              bool timed);
+    enum class Start { pending, complete };
+    // An untimed event without a cl_event: pending (the queue sets its sequence) or complete.
+    EventImpl(std::shared_ptr<QueueImpl> queue, Start start);
+    // An event holding `event` from the start. `timed`: whether it is a timing point
+    // (QueueImpl::record); the queue profiles every command, but only timed events are offered
+    // for timing, as on CUDA.
+    EventImpl(std::shared_ptr<QueueImpl> queue, cl::Event event, bool timed);
 
     const backend::DeviceImpl& device() const override;
     // Blocks until the command completed. Throws Errc::backend_failure naming the status when the
-    // command failed.
+    // command (for a pending event: the marker after it) failed.
     void wait() override;
     // Never blocks. Flushes the command's queue while the command is still only queued, so that
     // polling makes progress. Throws Errc::backend_failure naming the status when it failed.
@@ -34,20 +56,37 @@ public:
     double elapsed_ms_since(backend::EventImpl& start) override;
     NativeHandle native_handle() const override;  // cl_event, owned by this object
 
-    const cl::Event& cl_event() const { return event_; }
+    // --- for QueueImpl ---
+
+    // The cl_event, enqueueing a marker for it first when there is none. Throws dualrt::Error.
+    const cl::Event& cl_event() const;
     // Submits the queue this event's command is in (clFlush; does not block), as OpenCL requires
     // before another queue waits on the event.
     void flush_queue() const;
+    bool recorded() const noexcept { return recorded_.load(std::memory_order_acquire); }
+    // Whether the event has no cl_event yet and is its queue's last command (not a complete one).
+    bool pending() const noexcept { return !complete_ && !recorded(); }
+    // The enqueue number of a pending event's command on its queue. Read and written under the
+    // queue's mutex.
+    std::uint64_t sequence() const noexcept { return sequence_; }
+    void set_sequence(std::uint64_t sequence) noexcept { sequence_ = sequence; }
+    // `event` (a marker) has just been enqueued for this event. Under the queue's mutex.
+    void set_recorded(cl::Event event) const noexcept;
 
 private:
     std::string describe() const;
     [[noreturn]] void raise_failed_command(cl_int status) const;
     cl_ulong end_ns();
 
-    std::shared_ptr<DeviceImpl> device_;
-    cl::CommandQueue queue_;  // the queue of the event's command
-    cl::Event event_;
-    bool timed_;
+    std::shared_ptr<QueueImpl> queue_;
+    std::uint64_t sequence_ = 0;
+    // Set once, under the queue's mutex, before recorded_ is set (release); read without a lock
+    // once recorded_ reads true (acquire). Mutable: making the marker on demand (native_handle()
+    // const) does not change which point the event is.
+    mutable cl::Event event_;
+    mutable std::atomic<bool> recorded_{false};
+    const bool complete_;  // a blocking read or write: done when this object was made
+    const bool timed_;
 };
 
 }  // namespace dualrt::opencl

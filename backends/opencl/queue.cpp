@@ -1,6 +1,8 @@
 // QueueImpl: copies, fills, kernel launches, markers and barriers on one cl::CommandQueue.
 #include "queue.hpp"
 
+#include <dualrt/runtime.hpp>
+
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
@@ -10,6 +12,7 @@
 #include "program.hpp"
 
 #include <array>
+#include <cassert>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -24,6 +27,17 @@ namespace {
 BufferImpl& ours(backend::BufferImpl& buffer) { return static_cast<BufferImpl&>(buffer); }
 KernelImpl& ours(backend::KernelImpl& kernel) { return static_cast<KernelImpl&>(kernel); }
 EventImpl& ours(backend::EventImpl& event) { return static_cast<EventImpl&>(event); }
+
+// DUALRT_SYNC (any value but "" or "0"; the core then finishes the queue and waits for the event
+// after every enqueue): every command is enqueued with its own cl_event, so that the wait reports
+// the failed command's own status rather than a marker's. Read once, as the core does.
+bool own_events_for_sync_debugging() {
+    static const bool enabled = [] {
+        const char* value = std::getenv(env_sync);
+        return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+    }();
+    return enabled;
+}
 
 cl::NDRange nd_range(int dims, const std::size_t (&extent)[3]) {
     switch (dims) {
@@ -69,9 +83,33 @@ void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const
     }
 }
 
+// The buffers a launch's arguments name, kept alive until the launch is enqueued: the sub-buffer
+// made for a view may be the only reference to it, and clSetKernelArg does not retain it
+// (clEnqueueNDRangeKernel does). Launches of up to `inline_count` buffer arguments allocate
+// nothing: a launch is on the hot path.
+class KeptBuffers {
+public:
+    // Keeps `buffer` until this object dies; the reference is valid until the next keep().
+    const cl::Buffer& keep(cl::Buffer buffer) {
+        if (count_ < inline_count) {
+            inline_[count_] = std::move(buffer);
+            return inline_[count_++];
+        }
+        more_.push_back(std::move(buffer));
+        return more_.back();
+    }
+
+private:
+    static constexpr std::size_t inline_count = 8;
+    cl::Buffer inline_[inline_count];
+    std::size_t count_ = 0;
+    std::vector<cl::Buffer> more_;
+};
+
 }  // namespace
 
-QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {
+QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device)
+    : device_(std::move(device)), own_events_(own_events_for_sync_debugging()) {
     queue_ = CL_CHECK(cl::CommandQueue(device_->context(), device_->cl_device(),
                                        cl::QueueProperties::Profiling),
                       "creating a queue with profiling on " + device_->describe());
@@ -83,62 +121,132 @@ std::string QueueImpl::describe(const std::string& what) const {
     return "queue of " + device_->describe() + ": " + what;
 }
 
-backend::EventPtr QueueImpl::enqueued(cl::Event event, bool wait) {
-    auto result = std::make_shared<EventImpl>(device_, queue_, std::move(event), false);
-    if (wait) result->wait();  // names the failed command's status, unlike clFinish
-    return result;
+void QueueImpl::record_locked(const EventImpl& event) {
+    cl::Event marker;
+    // Without a wait list the marker completes when every command before it has completed.
+    CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &marker),
+             describe("enqueueing the marker of an event"));
+    event.set_recorded(std::move(marker));
+}
+
+std::shared_ptr<EventImpl> QueueImpl::record_last_locked() {
+    std::shared_ptr<EventImpl> last = last_.lock();
+    // Nobody holds the event (the usual case), or it has its cl_event already: nothing to do.
+    if (last && last->pending()) {
+        assert(last->sequence() == sequence_ && "a pending event is always its queue's last");
+        record_locked(*last);
+    }
+    return last;
+}
+
+void QueueImpl::record_pending(const EventImpl& event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (event.recorded()) return;  // the next enqueue made its marker meanwhile
+    // A pending event that anyone holds is the queue's last command: every enqueue makes the
+    // previous one's marker first. A marker now therefore completes exactly with its command.
+    // (A complete event is not the last command; a marker now completes later, which is
+    // harmless for an event whose command is known to be done.)
+    assert((!event.pending() || event.sequence() == sequence_) &&
+           "a pending event is always its queue's last");
+    record_locked(event);
+}
+
+template <typename Command>
+backend::EventPtr QueueImpl::enqueue(bool wait, Command&& command) {
+    // Allocated before the lock, to keep the lock short; released after it on failure.
+    auto event = std::make_shared<EventImpl>(shared_from_this(), EventImpl::Start::pending);
+    std::shared_ptr<EventImpl> previous;  // released after the lock, like `event`
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        previous = record_last_locked();
+        if (wait || own_events_) {
+            // The command's own event: a failure is then reported with the command's status.
+            cl::Event native;
+            command(&native);
+            event->set_recorded(std::move(native));
+        } else {
+            command(nullptr);
+            event->set_sequence(++sequence_);
+            last_ = event;
+        }
+    }
+    if (wait) event->wait();  // names the failed command's status, unlike clFinish
+    return event;
+}
+
+template <typename Command>
+backend::EventPtr QueueImpl::enqueue_blocking_transfer(Command&& command) {
+    auto event = std::make_shared<EventImpl>(shared_from_this(), EventImpl::Start::complete);
+    {
+        std::shared_ptr<EventImpl> previous;  // released after the lock
+        std::lock_guard<std::mutex> lock(mutex_);
+        previous = record_last_locked();
+        last_.reset();
+    }
+    // Outside the mutex: a blocking call may take long, and other threads may enqueue meanwhile.
+    // Should one of their commands land before this one, its pending event's marker comes after
+    // this command: later than needed, never too early.
+    command();
+    return event;
 }
 
 backend::EventPtr QueueImpl::copy_to_device(backend::BufferImpl& dst, std::size_t dst_offset,
                                             const void* src, std::size_t bytes, Sync sync) {
-    cl::Event event;
-    const cl_bool blocking = sync == Sync::blocking ? CL_TRUE : CL_FALSE;
-    CL_CHECK(queue_.enqueueWriteBuffer(ours(dst).cl_buffer(), blocking, dst_offset, bytes, src,
-                                       nullptr, &event),
-             describe("copying " + detail::format_bytes(bytes) +
-                      " from the host to a device buffer at offset " + std::to_string(dst_offset)));
-    return enqueued(std::move(event), false);
+    const cl::Buffer& buffer = ours(dst).cl_buffer();
+    const auto write = [&](cl_bool blocking, cl::Event* event) {
+        CL_CHECK(queue_.enqueueWriteBuffer(buffer, blocking, dst_offset, bytes, src, nullptr,
+                                           event),
+                 describe("copying " + detail::format_bytes(bytes) +
+                          " from the host to a device buffer at offset " +
+                          std::to_string(dst_offset)));
+    };
+    if (sync == Sync::blocking) return enqueue_blocking_transfer([&] { write(CL_TRUE, nullptr); });
+    return enqueue(false, [&](cl::Event* event) { write(CL_FALSE, event); });
 }
 
 backend::EventPtr QueueImpl::copy_to_host(void* dst, backend::BufferImpl& src,
                                           std::size_t src_offset, std::size_t bytes, Sync sync) {
-    cl::Event event;
-    const cl_bool blocking = sync == Sync::blocking ? CL_TRUE : CL_FALSE;
-    CL_CHECK(queue_.enqueueReadBuffer(ours(src).cl_buffer(), blocking, src_offset, bytes, dst,
-                                      nullptr, &event),
-             describe("copying " + detail::format_bytes(bytes) +
-                      " from a device buffer at offset " + std::to_string(src_offset) +
-                      " to the host"));
-    return enqueued(std::move(event), false);
+    const cl::Buffer& buffer = ours(src).cl_buffer();
+    const auto read = [&](cl_bool blocking, cl::Event* event) {
+        CL_CHECK(queue_.enqueueReadBuffer(buffer, blocking, src_offset, bytes, dst, nullptr,
+                                          event),
+                 describe("copying " + detail::format_bytes(bytes) +
+                          " from a device buffer at offset " + std::to_string(src_offset) +
+                          " to the host"));
+    };
+    if (sync == Sync::blocking) return enqueue_blocking_transfer([&] { read(CL_TRUE, nullptr); });
+    return enqueue(false, [&](cl::Event* event) { read(CL_FALSE, event); });
 }
 
 backend::EventPtr QueueImpl::copy_device(backend::BufferImpl& dst, std::size_t dst_offset,
                                          backend::BufferImpl& src, std::size_t src_offset,
                                          std::size_t bytes, Sync sync) {
-    cl::Event event;
-    CL_CHECK(queue_.enqueueCopyBuffer(ours(src).cl_buffer(), ours(dst).cl_buffer(), src_offset,
-                                      dst_offset, bytes, nullptr, &event),
-             describe("copying " + detail::format_bytes(bytes) + " between device buffers, from "
-                      "offset " + std::to_string(src_offset) + " to offset " +
-                      std::to_string(dst_offset)));
-    return enqueued(std::move(event), sync == Sync::blocking);
+    const cl::Buffer& from = ours(src).cl_buffer();
+    const cl::Buffer& to = ours(dst).cl_buffer();
+    return enqueue(sync == Sync::blocking, [&](cl::Event* event) {
+        CL_CHECK(queue_.enqueueCopyBuffer(from, to, src_offset, dst_offset, bytes, nullptr, event),
+                 describe("copying " + detail::format_bytes(bytes) +
+                          " between device buffers, from offset " + std::to_string(src_offset) +
+                          " to offset " + std::to_string(dst_offset)));
+    });
 }
 
 backend::EventPtr QueueImpl::fill(backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
                                   const void* pattern, std::size_t pattern_size, Sync sync) {
-    cl::Event event;
-    CL_CHECK(enqueue_fill(queue_, ours(dst).cl_buffer(), pattern, pattern_size, offset, bytes,
-                          &event),
-             describe("filling " + detail::format_bytes(bytes) + " at offset " +
-                      std::to_string(offset) + " with a " + std::to_string(pattern_size) +
-                      "-byte pattern"));
-    return enqueued(std::move(event), sync == Sync::blocking);
+    const cl::Buffer& buffer = ours(dst).cl_buffer();
+    return enqueue(sync == Sync::blocking, [&](cl::Event* event) {
+        CL_CHECK(enqueue_fill(queue_, buffer, pattern, pattern_size, offset, bytes, event),
+                 describe("filling " + detail::format_bytes(bytes) + " at offset " +
+                          std::to_string(offset) + " with a " + std::to_string(pattern_size) +
+                          "-byte pattern"));
+    });
 }
 
 backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
                                     const backend::LaunchGeometry& geometry,
                                     const std::vector<backend::KernelArg>& args) {
     KernelState& state = ours(kernel).state();
+    // Called only when a call failed: the success path builds no strings.
     const auto arg_context = [&](std::size_t index) {
         const auto& params = state.params;
         const std::string param = index < params.size() && !params[index].name.empty()
@@ -147,61 +255,100 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
         return describe("setting argument " + std::to_string(index) + param + " of kernel '" +
                         state.name + "'");
     };
+    const cl::NDRange global = nd_range(geometry.dims, geometry.global);
+    const cl::NDRange local = nd_range(geometry.dims, geometry.local);
 
-    // Sub-buffers made for views must live until the launch is enqueued (clSetKernelArg does not
-    // retain them; clEnqueueNDRangeKernel does).
-    std::vector<cl::Buffer> views;
-    views.reserve(args.size());
-    cl::Event event;
-    {
-        std::lock_guard<std::mutex> lock(state.launch_mutex);
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const backend::KernelArg& arg = args[i];
-            const auto index = static_cast<cl_uint>(i);
-            switch (arg.kind) {
-            case backend::ParamInfo::Kind::buffer:
-                views.push_back(ours(*arg.buffer).kernel_argument(arg.offset, arg.bytes));
-                CL_CHECK(state.kernel.setArg(index, views.back()), arg_context(i));
-                break;
-            case backend::ParamInfo::Kind::local:
-                CL_CHECK(state.kernel.setArg(index, arg.bytes, nullptr), arg_context(i));
-                break;
-            case backend::ParamInfo::Kind::scalar:
-            case backend::ParamInfo::Kind::unknown:
-                CL_CHECK(state.kernel.setArg(index, arg.value.size(), arg.value.data()),
-                         arg_context(i));
-                break;
-            }
+    KeptBuffers views;  // declared before the lock: released after it
+    // The arguments of a launch are those set when it is enqueued, so the kernel's mutex is held
+    // from the first clSetKernelArg to clEnqueueNDRangeKernel (the queue's mutex is taken inside
+    // it, never the other way round).
+    std::lock_guard<std::mutex> lock(state.launch_mutex);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const backend::KernelArg& arg = args[i];
+        const auto index = static_cast<cl_uint>(i);
+        switch (arg.kind) {
+        case backend::ParamInfo::Kind::buffer: {
+            BufferImpl& buffer = ours(*arg.buffer);
+            // A whole buffer is passed as is: `args` holds it for the call, and copying its
+            // cl::Buffer would cost a retain and a release per launch. A view needs its
+            // sub-buffer.
+            const bool whole = arg.offset == 0 && arg.bytes == buffer.bytes();
+            const cl::Buffer& value = whole ? buffer.cl_buffer()
+                                            : views.keep(buffer.kernel_argument(arg.offset,
+                                                                                arg.bytes));
+            CL_CHECK(state.kernel.setArg(index, value), arg_context(i));
+            break;
         }
-        CL_CHECK(queue_.enqueueNDRangeKernel(state.kernel, cl::NullRange,
-                                             nd_range(geometry.dims, geometry.global),
-                                             nd_range(geometry.dims, geometry.local), nullptr,
-                                             &event),
-                 describe("launching kernel '" + state.name + "' over " +
-                          extent_text(geometry.dims, geometry.global) + " work-items in groups of " +
-                          extent_text(geometry.dims, geometry.local)));
+        case backend::ParamInfo::Kind::local:
+            CL_CHECK(state.kernel.setArg(index, arg.bytes, nullptr), arg_context(i));
+            break;
+        case backend::ParamInfo::Kind::scalar:
+        case backend::ParamInfo::Kind::unknown:
+            CL_CHECK(state.kernel.setArg(index, arg.value.size(), arg.value.data()),
+                     arg_context(i));
+            break;
+        }
     }
-    return enqueued(std::move(event), false);
+    return enqueue(false, [&](cl::Event* event) {
+        CL_CHECK(queue_.enqueueNDRangeKernel(state.kernel, cl::NullRange, global, local, nullptr,
+                                             event),
+                 describe("launching kernel '" + state.name + "' over " +
+                          extent_text(geometry.dims, geometry.global) +
+                          " work-items in groups of " +
+                          extent_text(geometry.dims, geometry.local)));
+    });
 }
 
 backend::EventPtr QueueImpl::record() {
-    cl::Event event;
-    CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &event), describe("recording an event"));
-    return std::make_shared<EventImpl>(device_, queue_, std::move(event), true);
+    cl::Event marker;
+    {
+        std::shared_ptr<EventImpl> previous;  // released after the lock
+        std::lock_guard<std::mutex> lock(mutex_);
+        previous = record_last_locked();
+        CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &marker),
+                 describe("recording an event"));
+        // Submitted at once, so that on an idle queue the timestamp is the moment of record(),
+        // not that of whatever later call happens to flush the queue (a staged copy's first
+        // DMA comes only after a host memcpy, which would then fall outside the timing).
+        CL_CHECK(queue_.flush(), describe("submitting a recorded event"));
+    }
+    return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), true);
 }
 
 void QueueImpl::wait_for(backend::EventImpl& event) {
     EventImpl& other = ours(event);
+    // The marker of a pending event is made first, outside this queue's mutex: it may be this
+    // queue's own event, and making it takes the mutex.
+    const std::vector<cl::Event> wait_list{other.cl_event()};
     // OpenCL requires the waited-on command to be flushed when it is in another queue.
     other.flush_queue();
-    const std::vector<cl::Event> wait_list{other.cl_event()};
+    std::shared_ptr<EventImpl> previous;  // released after the lock
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The previous enqueue's event must mark the point before this barrier, not after it.
+    previous = record_last_locked();
     CL_CHECK(queue_.enqueueBarrierWithWaitList(&wait_list, nullptr),
              describe("waiting for an event of another queue"));
 }
 
-void QueueImpl::finish() { CL_CHECK(queue_.finish(), describe("finishing")); }
+void QueueImpl::finish() {
+    {
+        // A pending event's marker made after clFinish would still be queued when the caller,
+        // told that all work is done, asks the event.
+        std::shared_ptr<EventImpl> previous;  // released after the lock
+        std::lock_guard<std::mutex> lock(mutex_);
+        previous = record_last_locked();
+    }
+    CL_CHECK(queue_.finish(), describe("finishing"));
+}
 
 NativeHandle QueueImpl::native_handle() const {
+    // QueueImpls are never const objects; making the marker changes no observable state.
+    auto& self = const_cast<QueueImpl&>(*this);
+    std::shared_ptr<EventImpl> previous;  // released after the lock
+    {
+        std::lock_guard<std::mutex> lock(self.mutex_);
+        previous = self.record_last_locked();
+    }
     return reinterpret_cast<NativeHandle>(queue_());
 }
 

@@ -5,23 +5,38 @@
 #include "cl.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace dualrt::opencl {
 
 class DeviceImpl;
+class EventImpl;
 
-// Owns one in-order command queue created with CL_QUEUE_PROFILING_ENABLE on its device's context.
-// Every enqueue returns the EventImpl of its command; with Sync::blocking the call returns after
-// the command completed. (DUALRT_SYNC is handled by the core for every backend.)
-// Thread-safe: OpenCL queues accept commands from any thread; launches of one kernel are
-// serialised by the kernel's launch mutex.
-class QueueImpl final : public backend::QueueImpl {
+// Owns one in-order command queue created with CL_QUEUE_PROFILING_ENABLE on its device's context
+// (record() needs timestamps). Every enqueue returns a *pending* EventImpl (see event.hpp): the
+// command is enqueued without a cl_event, and a marker is enqueued for it only if the caller keeps
+// the event, so a loop of launches whose events are dropped costs the driver's enqueue and a
+// little bookkeeping. With Sync::blocking the call returns after the command completed.
+// (DUALRT_SYNC is handled by the core for every backend.)
+//
+// Thread-safe: one mutex orders each enqueue with the marker of the previous enqueue's event
+// (which must land between the two commands); it is held for the driver's enqueue call and a few
+// pointer updates, never while waiting. Launches of one kernel are also serialised by the
+// kernel's launch mutex, taken before this one. Create it with std::make_shared: its events hold
+// it.
+class QueueImpl final : public backend::QueueImpl,
+                        public std::enable_shared_from_this<QueueImpl> {
 public:
     // Creates the queue (and the device's context on first use). Throws dualrt::Error.
     explicit QueueImpl(std::shared_ptr<DeviceImpl> device);
+    // Runs when the public Queue and every event of this queue are gone.
+    ~QueueImpl() override = default;
+    QueueImpl(const QueueImpl&) = delete;
+    QueueImpl& operator=(const QueueImpl&) = delete;
 
     const backend::DeviceImpl& device() const override;
     backend::EventPtr copy_to_device(backend::BufferImpl& dst, std::size_t dst_offset,
@@ -37,18 +52,48 @@ public:
                              const std::vector<backend::KernelArg>& args) override;
     backend::EventPtr record() override;           // clEnqueueMarkerWithWaitList
     void wait_for(backend::EventImpl& event) override;  // clEnqueueBarrierWithWaitList
-    void finish() override;                        // clFinish: blocks
-    NativeHandle native_handle() const override;   // cl_command_queue, owned by this object
+    // clFinish: blocks. Makes the marker of the last enqueue's pending event first, so that the
+    // event reads complete afterwards.
+    void finish() override;
+    // cl_command_queue, owned by this object. Makes the marker of the last enqueue's pending event
+    // first, so that commands the caller adds to the queue natively do not delay that event.
+    NativeHandle native_handle() const override;
+
+    // --- for EventImpl ---
+
+    const std::shared_ptr<DeviceImpl>& opencl_device() const { return device_; }
+    const cl::CommandQueue& cl_queue() const { return queue_; }
+    // Enqueues a marker for `event` at the current end of the queue unless it has a cl_event
+    // already. Throws dualrt::Error.
+    void record_pending(const EventImpl& event);
 
 private:
-    // "queue of OpenCL device 0 'NAME'" plus `what`, for error contexts.
+    // "queue of OpenCL device 0 'NAME'" plus `what`, for error contexts (built only on failure).
     std::string describe(const std::string& what) const;
-    // Wraps the event of a command just enqueued; waits for it when `wait` (a blocking call whose
-    // OpenCL command has no blocking flag of its own).
-    backend::EventPtr enqueued(cl::Event event, bool wait);
+    // Runs `command(cl::Event* event)`, which enqueues one command on queue_ (asking for its
+    // event when `event` is not null) and throws on failure, and returns its event: pending, or
+    // with `wait` (a blocking call whose OpenCL command has no blocking flag of its own) the
+    // command's own event, waited for after unlocking.
+    template <typename Command>
+    backend::EventPtr enqueue(bool wait, Command&& command);
+    // For a read or write with CL_TRUE: runs `command` (which returns once the command completed)
+    // outside the mutex, and returns a complete event.
+    template <typename Command>
+    backend::EventPtr enqueue_blocking_transfer(Command&& command);
+    // Under mutex_: enqueues a marker for the pending event of the last enqueue, if anyone still
+    // holds it. Returns that event, for the caller to release after unlocking.
+    std::shared_ptr<EventImpl> record_last_locked();
+    // Under mutex_: enqueues a marker for `event` and hands it the marker's cl_event.
+    void record_locked(const EventImpl& event);
 
     std::shared_ptr<DeviceImpl> device_;
+    // Whether every command is enqueued with its own cl_event (DUALRT_SYNC, for debugging).
+    const bool own_events_;
     cl::CommandQueue queue_;
+
+    std::mutex mutex_;  // guards everything below and the pending events' markers
+    std::weak_ptr<EventImpl> last_;  // the event of the last enqueue
+    std::uint64_t sequence_ = 0;     // enqueues with a pending event so far: last_'s sequence
 };
 
 }  // namespace dualrt::opencl
