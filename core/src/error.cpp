@@ -39,6 +39,7 @@ const char* to_string(Errc errc) noexcept {
         case Errc::out_of_memory: return "out_of_memory";
         case Errc::compile_error: return "compile_error";
         case Errc::backend_failure: return "backend_failure";
+        case Errc::io_error: return "io_error";
     }
     return "unknown";
 }

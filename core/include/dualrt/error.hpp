@@ -17,6 +17,7 @@ enum class Errc {
     out_of_memory,     // device or pinned host memory exhausted
     compile_error,     // a kernel source failed to build; the message holds the full log
     backend_failure,   // any other failing CUDA/OpenCL call
+    io_error,          // a file could not be written or read (trace export)
 };
 
 const char* to_string(Errc errc) noexcept;
