@@ -46,6 +46,28 @@ private:
     std::vector<unsigned char> bytes_;
 };
 
+// Mapped memory over a fake Buffer: host and device share it, as on a CPU device. Keeps the turn
+// rule's claim (begin returns nullptr while held) so the core's checks can be tested.
+class MappedBuffer final : public MappedBufferImpl {
+public:
+    explicit MappedBuffer(std::shared_ptr<Buffer> buffer) : buffer_(std::move(buffer)) {}
+    const DeviceImpl& device() const override { return buffer_->device(); }
+    std::size_t bytes() const override { return buffer_->bytes(); }
+    std::shared_ptr<BufferImpl> device_buffer() const override { return buffer_; }
+    bool host_held() const override { return held_; }
+    void* begin_host_access(QueueImpl&) override {
+        if (held_) return nullptr;
+        held_ = true;
+        return buffer_->data();
+    }
+    void end_host_access(QueueImpl&) override { held_ = false; }
+    dualrt::NativeHandle native_handle() const override { return buffer_->native_handle(); }
+
+private:
+    std::shared_ptr<Buffer> buffer_;
+    bool held_ = false;
+};
+
 class Queue final : public QueueImpl {
 public:
     explicit Queue(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
@@ -119,12 +141,17 @@ public:
         info_.max_work_group_size = 1024;
         info_.max_work_item_sizes = {1024, 1024, 64};
         info_.local_memory_bytes = 48 * 1024;
+        info_.shares_host_memory = true;  // it is all host memory
+        info_.can_map_host_memory = true;
     }
     const dualrt::DeviceInfo& info() const override { return info_; }
     std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) override {
         return std::make_shared<Buffer>(shared_from_this(), bytes);
     }
     std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t) override { return nullptr; }
+    std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override {
+        return std::make_shared<MappedBuffer>(std::make_shared<Buffer>(shared_from_this(), bytes));
+    }
     std::shared_ptr<QueueImpl> create_queue() override {
         return std::make_shared<Queue>(shared_from_this());
     }

@@ -35,11 +35,49 @@ BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes)
                    allocation_context(*device_, "device buffer", bytes) + free_memory_note());
 }
 
+BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, MappedHost)
+    : device_(std::move(device)), bytes_(bytes) {
+    ScopedContext current(device_->context());
+    const auto context = [&] { return allocation_context(*device_, "mapped host buffer", bytes); };
+    // PORTABLE: pinned for every context, like HostBufferImpl. DEVICEMAP: in the device's
+    // address space. Not WRITECOMBINED: the host reads results back from it, and WC reads are
+    // uncached and slow.
+    CU_CHECK_ALLOC(cuMemHostAlloc(&host_, bytes,
+                                  CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE),
+                   context());
+    const CUresult mapped = cuMemHostGetDevicePointer(&address_, host_, 0);
+    if (mapped != CUDA_SUCCESS) {
+        // The destructor does not run for a half-built object: free the pinning here.
+        CU_CHECK_NOTHROW(cuMemFreeHost(host_), context() + ", after its device pointer failed");
+        raise_cu_error(mapped, "cuMemHostGetDevicePointer(&address_, host_, 0)",
+                       context() + ", reading its device pointer", __FILE__, __LINE__,
+                       CallKind::other);
+    }
+}
+
 BufferImpl::~BufferImpl() {
     ScopedContext current(device_->context(), ScopedContext::no_throw);
+    if (host_ != nullptr) {
+        CU_CHECK_NOTHROW(cuMemFreeHost(host_), "freeing a mapped host buffer of " +
+                                                   detail::format_bytes(bytes_) + " on " +
+                                                   device_->describe());
+        return;
+    }
     CU_CHECK_NOTHROW(cuMemFree(address_), "freeing a device buffer of " +
                                                detail::format_bytes(bytes_) + " on " +
                                                device_->describe());
+}
+
+void BufferImpl::raise_held_by_host() const {
+    ErrorInfo info;
+    info.errc = Errc::invalid_argument;
+    info.backend = "cuda";
+    info.call = "a command using MappedBuffer::device_view()";
+    info.context = "mapped host buffer of " + detail::format_bytes(bytes_) + " on " +
+                   device_->describe();
+    info.detail = "the host holds this mapped buffer (a HostAccess from MappedBuffer::host() is "
+                  "alive); release the HostAccess before enqueueing device work that uses it";
+    detail::raise(std::move(info));
 }
 
 const backend::DeviceImpl& BufferImpl::device() const { return *device_; }

@@ -1,10 +1,11 @@
-// Device buffers (cuMemAlloc) and pinned host buffers (cuMemHostAlloc).
+// Device buffers (cuMemAlloc or mapped pinned memory) and pinned host buffers (cuMemHostAlloc).
 #pragma once
 
 #include "backend/backend.hpp"
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 
@@ -12,15 +13,24 @@ namespace dualrt::cuda {
 
 class DeviceImpl;
 
-// An allocation of bytes() bytes of device memory. Views are byte offsets from address(), so a
-// kernel argument viewing part of a buffer costs nothing (unlike OpenCL's sub-buffers).
-// Thread-safe (immutable).
+// An allocation of bytes() bytes that kernels address: device memory, or mapped pinned host memory
+// (the device side of a MappedBufferImpl, mapped_buffer.hpp). Views are byte offsets from
+// address(), so a kernel argument viewing part of a buffer costs nothing (unlike OpenCL's
+// sub-buffers). Thread-safe (immutable but for the host's claim, which is atomic).
 class BufferImpl final : public backend::BufferImpl {
 public:
     // Allocates (cuMemAlloc: 256-byte aligned). Throws Errc::out_of_memory naming the size, the
     // device and its free memory when the device has no room.
     BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes);
-    // cuMemFree, which waits for work still using the memory. Never throws.
+
+    // Allocates mapped pinned host memory (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP |
+    // CU_MEMHOSTALLOC_PORTABLE) and addresses it through its device pointer. Throws
+    // Errc::out_of_memory naming the size and the device when the host cannot pin it.
+    struct MappedHost {};
+    static constexpr MappedHost mapped_host{};
+    BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, MappedHost);
+
+    // cuMemFree / cuMemFreeHost, which wait for work still using the memory. Never throws.
     ~BufferImpl() override;
     BufferImpl(const BufferImpl&) = delete;
     BufferImpl& operator=(const BufferImpl&) = delete;
@@ -29,12 +39,30 @@ public:
     std::size_t bytes() const override { return bytes_; }
     NativeHandle native_handle() const override;  // CUdeviceptr, owned by this object
 
-    CUdeviceptr address() const { return address_; }
+    // The address every command uses. Throws Errc::invalid_argument while the host holds mapped
+    // memory, so that a command never uses memory that is the host's turn (the rule OpenCL
+    // imposes; kept here so programs behave alike on both backends).
+    CUdeviceptr address() const {
+        if (host_claim_.load(std::memory_order_acquire)) raise_held_by_host();
+        return address_;
+    }
+
+    // --- mapped host memory only ---
+
+    void* host_address() const { return host_; }  // nullptr for device memory
+    // Takes the memory for the host; false when the host holds it already.
+    bool claim_for_host() { return !host_claim_.exchange(true, std::memory_order_acq_rel); }
+    void return_to_device() { host_claim_.store(false, std::memory_order_release); }
+    bool held_by_host() const { return host_claim_.load(std::memory_order_acquire); }
 
 private:
+    [[noreturn]] void raise_held_by_host() const;
+
     std::shared_ptr<DeviceImpl> device_;
     std::size_t bytes_;
     CUdeviceptr address_ = 0;
+    void* host_ = nullptr;  // set for mapped host memory, which is freed with cuMemFreeHost
+    std::atomic<bool> host_claim_{false};
 };
 
 // Page-locked host memory from cuMemHostAlloc (portable: pinned for every context), so copies

@@ -6,6 +6,7 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "log.hpp"
+#include "mapped_buffer.hpp"
 #include "queue.hpp"
 
 #include <cctype>
@@ -102,6 +103,10 @@ DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version) : device_
         static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "the grid size")),
         static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "the grid size"))};
     info_.copy_engines = get(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, "the copy engine count");
+    // An integrated GPU (Tegra, Jetson) works in the host's own DRAM.
+    info_.shares_host_memory = get(CU_DEVICE_ATTRIBUTE_INTEGRATED, "whether it is integrated") != 0;
+    info_.can_map_host_memory =
+        get(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, "whether it can map host memory") != 0;
     info_.pci_bus_id = pci_text(get(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, "the PCI domain"),
                                 get(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, "the PCI bus"),
                                 get(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "the PCI device"));
@@ -143,6 +148,10 @@ std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes
 
 std::shared_ptr<backend::HostBufferImpl> DeviceImpl::create_host_buffer(std::size_t bytes) {
     return std::make_shared<HostBufferImpl>(shared_from_this(), bytes);
+}
+
+std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std::size_t bytes) {
+    return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
 }
 
 std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue() {

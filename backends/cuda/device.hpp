@@ -35,6 +35,7 @@ public:
     const DeviceInfo& info() const override { return info_; }
     std::shared_ptr<backend::BufferImpl> create_buffer(std::size_t bytes) override;
     std::shared_ptr<backend::HostBufferImpl> create_host_buffer(std::size_t bytes) override;
+    std::shared_ptr<backend::MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override;
     std::shared_ptr<backend::QueueImpl> create_queue() override;
     std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
     std::vector<std::string> load_source(const std::string& name,

@@ -40,13 +40,34 @@ BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes)
                              allocation_context(*device_, "device buffer", bytes));
 }
 
+BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, MappedHost)
+    : device_(std::move(device)), bytes_(bytes) {
+    device_->check_allocation_size(bytes, "mapped host buffer");
+    buffer_ = CL_CHECK_ALLOC(
+        cl::Buffer(device_->context(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes),
+        allocation_context(*device_, "mapped host buffer", bytes));
+}
+
 const backend::DeviceImpl& BufferImpl::device() const { return *device_; }
 
 NativeHandle BufferImpl::native_handle() const {
     return reinterpret_cast<NativeHandle>(buffer_());
 }
 
+void BufferImpl::raise_held_by_host() const {
+    ErrorInfo info;
+    info.errc = Errc::invalid_argument;
+    info.backend = "opencl";
+    info.call = "a command using MappedBuffer::device_view()";
+    info.context = "mapped host buffer of " + detail::format_bytes(bytes_) + " on " +
+                   device_->describe();
+    info.detail = "the host holds this mapped buffer (a HostAccess from MappedBuffer::host() is "
+                  "alive); release the HostAccess before enqueueing device work that uses it";
+    detail::raise(std::move(info));
+}
+
 cl::Buffer BufferImpl::kernel_argument(std::size_t offset, std::size_t bytes) {
+    if (host_claim_.load(std::memory_order_acquire)) raise_held_by_host();
     if (offset == 0 && bytes == bytes_) return buffer_;
     const std::size_t alignment = device_->sub_buffer_alignment();
     if (offset % alignment != 0) raise_misaligned_view(*device_, offset, bytes, alignment);

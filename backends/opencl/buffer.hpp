@@ -1,9 +1,11 @@
-// Device buffers (cl::Buffer) and pinned host buffers (a CL_MEM_ALLOC_HOST_PTR buffer mapped once).
+// Device buffers (cl::Buffer, on the device or in host memory for zero-copy) and pinned host
+// buffers (a CL_MEM_ALLOC_HOST_PTR buffer mapped once).
 #pragma once
 
 #include "backend/backend.hpp"
 #include "cl.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -14,8 +16,9 @@ namespace dualrt::opencl {
 
 class DeviceImpl;
 
-// A CL_MEM_READ_WRITE allocation of bytes() bytes. Owns its cl_mem, and the sub-buffers made for
-// kernel arguments that view part of it. Thread-safe.
+// A CL_MEM_READ_WRITE allocation of bytes() bytes: device memory, or host memory that kernels
+// reach in place (the device side of a MappedBufferImpl, mapped_buffer.hpp). Owns its cl_mem,
+// and the sub-buffers made for kernel arguments that view part of it. Thread-safe.
 class BufferImpl final : public backend::BufferImpl {
 public:
     // Allocates (blocking). Throws Errc::out_of_memory naming the size and the device when the
@@ -23,11 +26,23 @@ public:
     // memory lazily; their shortage then surfaces at first use, as the driver reports it.
     BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes);
 
+    // Allocates with CL_MEM_ALLOC_HOST_PTR: host memory the driver pins and lets kernels reach,
+    // where the device can (otherwise the driver moves it at map and unmap; correct either way).
+    // Left unmapped: MappedBufferImpl maps it for each of the host's turns.
+    struct MappedHost {};
+    static constexpr MappedHost mapped_host{};
+    BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, MappedHost);
+
     const backend::DeviceImpl& device() const override;
     std::size_t bytes() const override { return bytes_; }
     NativeHandle native_handle() const override;  // cl_mem, owned by this object
 
-    const cl::Buffer& cl_buffer() const { return buffer_; }
+    // The memory object for commands. Like kernel_argument, throws Errc::invalid_argument while
+    // the host holds mapped memory: OpenCL forbids commands on a buffer mapped for the host.
+    const cl::Buffer& cl_buffer() const {
+        if (host_claim_.load(std::memory_order_acquire)) raise_held_by_host();
+        return buffer_;
+    }
 
     // The memory object to pass as a kernel argument for the view [offset, offset + bytes): the
     // allocation itself for the whole range, else a sub-buffer, created on first use and kept
@@ -36,7 +51,19 @@ public:
     // CL_DEVICE_MEM_BASE_ADDR_ALIGN. The range is valid (checked by the core).
     cl::Buffer kernel_argument(std::size_t offset, std::size_t bytes);
 
+    // --- mapped host memory only ---
+
+    // Takes the memory for the host; false when the host holds it already. From then on,
+    // cl_buffer() and kernel_argument() throw until return_to_device().
+    bool claim_for_host() { return !host_claim_.exchange(true, std::memory_order_acq_rel); }
+    void return_to_device() { host_claim_.store(false, std::memory_order_release); }
+    bool held_by_host() const { return host_claim_.load(std::memory_order_acquire); }
+    // The memory object for map and unmap, which are exactly the commands a claim allows.
+    const cl::Buffer& cl_buffer_for_mapping() const { return buffer_; }
+
 private:
+    [[noreturn]] void raise_held_by_host() const;
+
     // Sub-buffers past this count are dropped and re-created on demand. Dropping one is safe
     // even while a kernel uses it: OpenCL keeps a memory object alive until its commands finish.
     static constexpr std::size_t max_cached_sub_buffers = 1024;
@@ -46,6 +73,7 @@ private:
     cl::Buffer buffer_;
     std::mutex sub_buffers_mutex_;
     std::map<std::pair<std::size_t, std::size_t>, cl::Buffer> sub_buffers_;  // by (offset, bytes)
+    std::atomic<bool> host_claim_{false};
 };
 
 // Pinned host memory: a CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE buffer, mapped once for reading

@@ -6,6 +6,7 @@
 #include "check.hpp"
 #include "errors.hpp"
 #include "log.hpp"
+#include "mapped_buffer.hpp"
 #include "queue.hpp"
 
 #include <algorithm>
@@ -72,6 +73,22 @@ std::optional<std::string> pci_bus_id(const cl::Device& device, const std::strin
     return std::nullopt;
 }
 
+// CL_DEVICE_HOST_UNIFIED_MEMORY: whether the device works in the host's memory. Deprecated by
+// OpenCL 2.0, but drivers still answer it. A failure counts as "no": the answer only feeds the
+// advice of DeviceInfo::zero_copy_worthwhile, never what is correct.
+bool host_unified_memory(const cl::Device& device, const std::string& context) {
+    cl_bool value = CL_FALSE;
+    try {
+        device.getInfo(CL_DEVICE_HOST_UNIFIED_MEMORY, &value);
+    } catch (const cl::Error& error) {
+        detail::log().debug("OpenCL: {}: CL_DEVICE_HOST_UNIFIED_MEMORY failed with {} ({}); "
+                            "taken as false",
+                            context, error_name(error.err()), error.err());
+        return false;
+    }
+    return value == CL_TRUE;
+}
+
 DeviceType type_of(cl_device_type type) {
     if ((type & CL_DEVICE_TYPE_GPU) != 0) return DeviceType::gpu;
     if ((type & CL_DEVICE_TYPE_CPU) != 0) return DeviceType::cpu;
@@ -104,6 +121,11 @@ DeviceImpl::DeviceImpl(cl::Device device, std::string platform_name, int index)
     max_alloc_bytes_ = CL_CHECK(device_.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(), context);
     const cl_uint align_bits = CL_CHECK(device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>(), context);
     sub_buffer_alignment_ = std::max<std::size_t>(align_bits / 8, 1);
+
+    // A CPU device runs kernels in the host's memory whatever the query says.
+    info_.shares_host_memory =
+        info_.type == DeviceType::cpu || host_unified_memory(device_, context);
+    info_.can_map_host_memory = true;  // every OpenCL device maps buffers for the host
 
     const std::string extensions = CL_CHECK(device_.getInfo<CL_DEVICE_EXTENSIONS>(), context);
     info_.pci_bus_id = pci_bus_id(device_, extensions, context);
@@ -153,6 +175,10 @@ std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes
 
 std::shared_ptr<backend::HostBufferImpl> DeviceImpl::create_host_buffer(std::size_t bytes) {
     return std::make_shared<HostBufferImpl>(shared_from_this(), bytes);
+}
+
+std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std::size_t bytes) {
+    return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
 }
 
 std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue() {

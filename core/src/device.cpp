@@ -5,6 +5,8 @@
 
 #include <limits>
 
+#include <unistd.h>  // sysconf: the host's physical memory, for alloc_mapped
+
 namespace dualrt {
 
 Device::Device(std::shared_ptr<backend::DeviceImpl> impl) : impl_(std::move(impl)) {}
@@ -47,6 +49,48 @@ std::shared_ptr<backend::HostBufferImpl> Device::alloc_host_bytes(std::size_t co
 }
 
 void* Device::host_data(backend::HostBufferImpl& impl) { return impl.data(); }
+
+namespace {
+
+// The host's physical memory in bytes, or 0 when the system does not say.
+std::size_t physical_host_memory() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return 0;
+    const auto count = static_cast<std::size_t>(pages);
+    const auto size = static_cast<std::size_t>(page_size);
+    if (count > std::numeric_limits<std::size_t>::max() / size)
+        return std::numeric_limits<std::size_t>::max();
+    return count * size;
+}
+
+}  // namespace
+
+std::shared_ptr<backend::MappedBufferImpl> Device::alloc_mapped_bytes(
+    std::size_t count, std::size_t elem_size) const {
+    const char* op = "Device::alloc_mapped";
+    require_valid(op);
+    const auto bytes = checked_bytes(op, count, elem_size);
+    const DeviceInfo& info = impl_->info();
+    if (!info.can_map_host_memory)
+        detail::raise_argument(op,
+                               "device '" + info.name + "' (" + to_string(info.backend) +
+                                   " device " + std::to_string(info.index) +
+                                   ") cannot map host memory into its address space, so it has "
+                                   "no zero-copy buffers; use alloc_host and copies instead",
+                               Errc::unavailable);
+    // Mapped memory is pinned: it can never exceed the host's RAM. Saying so here is clearer
+    // than whatever the driver answers to an impossible request.
+    const std::size_t physical = physical_host_memory();
+    if (physical != 0 && bytes > physical)
+        detail::raise_argument(op,
+                               "a mapped buffer of " + detail::format_bytes(bytes) +
+                                   " exceeds the host's physical memory (" +
+                                   detail::format_bytes(physical) +
+                                   "); mapped memory is pinned host memory",
+                               Errc::out_of_memory);
+    return impl_->create_mapped_buffer(bytes);
+}
 
 Queue Device::create_queue() const {
     require_valid("Device::create_queue");

@@ -19,6 +19,15 @@ std::string gib(std::uint64_t bytes) {
 
 std::string kib(std::uint64_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
 
+// Whether kernels can work in host memory without copies, and whether that is a good idea here.
+std::string zero_copy(const dualrt::DeviceInfo& info) {
+    if (!info.can_map_host_memory) return "unavailable (the device cannot map host memory)";
+    if (info.zero_copy_worthwhile())
+        return "worthwhile (the device works in the host's memory: copies only cost time)";
+    return "available; pays only for data read or written once (kernels reach host memory over "
+           "the bus)";
+}
+
 void print_backends() {
     dualrt::samples::Table table({"backend", "status", "details"});
     for (const auto& status : dualrt::backends()) {
@@ -50,7 +59,10 @@ void print_devices() {
                   << "\n  driver        " << i.driver_version << "\n  architecture  "
                   << i.architecture << "\n  work-items    " << i.max_work_item_sizes[0] << " x "
                   << i.max_work_item_sizes[1] << " x " << i.max_work_item_sizes[2]
-                  << "\n  PCI bus       " << i.pci_bus_id.value_or("unknown") << "\n";
+                  << "\n  PCI bus       " << i.pci_bus_id.value_or("unknown")
+                  << "\n  host memory   "
+                  << (i.shares_host_memory ? "shared with the device" : "separate from the device")
+                  << "\n  zero-copy     " << zero_copy(i) << "\n";
     }
 }
 

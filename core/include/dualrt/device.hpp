@@ -4,7 +4,9 @@
 #include <dualrt/buffer.hpp>
 #include <dualrt/host_buffer.hpp>
 #include <dualrt/kernel.hpp>
+#include <dualrt/mapped_buffer.hpp>
 #include <dualrt/queue.hpp>
+#include <dualrt/staging.hpp>
 #include <dualrt/types.hpp>
 
 #include <cstddef>
@@ -17,6 +19,7 @@ namespace dualrt {
 
 namespace backend {
 class DeviceImpl;
+class MappedBufferImpl;
 }
 
 // Kernel sources compiled at run time, one text per backend, with the same kernel names and
@@ -54,6 +57,16 @@ public:
         return HostBuffer<T>(impl, static_cast<T*>(host_data(*impl)), count);
     }
 
+    // Host memory for `count` elements that this device's kernels read and write in place
+    // (zero-copy; see mapped_buffer.hpp for when the host and the device may touch it), contents
+    // undefined. Throws Errc::invalid_argument for count 0, Errc::unavailable when the device
+    // cannot map host memory (DeviceInfo::can_map_host_memory), Errc::out_of_memory when the host
+    // cannot pin that much.
+    template <typename T>
+    MappedBuffer<T> alloc_mapped(std::size_t count) const {
+        return MappedBuffer<T>(alloc_mapped_bytes(count, sizeof(T)));
+    }
+
     Queue create_queue() const;  // a new in-order queue
 
     // A kernel by name (built-in or added with dualrt_add_kernels). Its program is built on first
@@ -65,6 +78,11 @@ public:
     // the compiler's full log, Errc::invalid_argument when the source for this backend is empty,
     // defines no kernel, or defines a kernel that already exists on this device.
     std::vector<std::string> load_sources(const KernelSource& source) const;
+
+    // The pinned staging pool of this device (see staging.hpp). set_staging_limit changes its
+    // cap, releasing idle buffers above it; DUALRT_STAGING_LIMIT, when set, wins over it.
+    StagingStats staging_stats() const;
+    void set_staging_limit(std::size_t bytes) const;
 
     NativeHandle native_handle() const;   // cl_device_id / CUdevice
     NativeHandle native_context() const;  // cl_context / CUcontext (the primary context)
@@ -78,6 +96,8 @@ private:
     std::shared_ptr<backend::HostBufferImpl> alloc_host_bytes(std::size_t count,
                                                               std::size_t elem_size) const;
     static void* host_data(backend::HostBufferImpl& impl);
+    std::shared_ptr<backend::MappedBufferImpl> alloc_mapped_bytes(std::size_t count,
+                                                                  std::size_t elem_size) const;
     void require_valid(const char* operation) const;
 
     std::shared_ptr<backend::DeviceImpl> impl_;

@@ -61,6 +61,21 @@ struct DeviceInfo {
     std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
     std::optional<int> copy_engines;       // DMA engines able to run beside compute
     std::optional<std::string> pci_bus_id;
+
+    // Zero-copy (Device::alloc_mapped, docs/zero-copy.md).
+    // The device works in the host's own memory: an integrated GPU (CUDA
+    // CU_DEVICE_ATTRIBUTE_INTEGRATED, OpenCL CL_DEVICE_HOST_UNIFIED_MEMORY) or a CPU device.
+    bool shares_host_memory = false;
+    // Kernels can read and write mapped host memory, so Device::alloc_mapped works (CUDA
+    // CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY; every OpenCL device).
+    bool can_map_host_memory = false;
+
+    // Whether mapped memory is the better home for data that kernels use: where the device shares
+    // the host's memory, mapped memory is as close to it as any, and every copy saved is time
+    // saved. On a discrete GPU, kernels reach mapped memory over the bus (PCIe) at a fraction of
+    // device-memory bandwidth: zero-copy pays there only for data read or written once, in
+    // coalesced accesses, where it saves the copy and overlaps the transfer with the kernel.
+    bool zero_copy_worthwhile() const noexcept { return can_map_host_memory && shares_host_memory; }
 };
 
 }  // namespace dualrt

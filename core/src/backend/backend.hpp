@@ -18,11 +18,12 @@ namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
 // version is refused by the registry instead of crashing.
-inline constexpr int api_version = 2;
+inline constexpr int api_version = 3;
 
 class DeviceImpl;
 class BufferImpl;
 class HostBufferImpl;
+class MappedBufferImpl;
 class QueueImpl;
 class EventImpl;
 class KernelImpl;
@@ -64,6 +65,38 @@ public:
     virtual void* data() = 0;
     virtual std::size_t bytes() const = 0;
     virtual NativeHandle native_handle() const = 0;  // cl_mem / host pointer
+};
+
+// Host memory that kernels of its device read and write in place ("zero-copy"): CUDA mapped
+// pinned memory, an OpenCL CL_MEM_ALLOC_HOST_PTR buffer. The memory belongs to the device or to
+// the host in turn. It starts with the device: device_buffer() may be used in any command. Between
+// begin_host_access and end_host_access it belongs to the host, and every command that uses
+// device_buffer() throws Errc::invalid_argument (OpenCL forbids commands on a mapped buffer; CUDA
+// keeps the same rule so that programs behave alike on both backends).
+// The core pairs the calls: end_host_access follows a successful begin_host_access exactly once,
+// with the same queue, which the core keeps alive in between.
+class MappedBufferImpl {
+public:
+    virtual ~MappedBufferImpl() = default;
+    virtual const DeviceImpl& device() const = 0;  // the owner, for same-device checks
+    virtual std::size_t bytes() const = 0;
+    // The memory as a device buffer, for kernel arguments and copies: the same object on every
+    // call. It keeps the memory alive on its own (a view may outlive this object).
+    virtual std::shared_ptr<BufferImpl> device_buffer() const = 0;
+    // Whether the host holds the memory now. A snapshot, for messages.
+    virtual bool host_held() const = 0;
+    // Gives the memory to the host once the work enqueued on `queue` (of device(), checked by the
+    // core) so far has completed, so that the host sees what kernels wrote. Blocks. Returns the
+    // host address, valid until end_host_access (it may differ from one call to the next), or
+    // nullptr, doing nothing, when the host already holds the memory: the core reports that; the
+    // backend's atomic claim only keeps two racing threads apart.
+    virtual void* begin_host_access(QueueImpl& queue) = 0;
+    // Gives the memory back to the device: host writes made before the call are seen by every
+    // command enqueued after it returns, on any queue. Blocks (OpenCL: until the unmap, enqueued
+    // on `queue`, has completed). The memory belongs to the device afterwards even when this
+    // throws: a failed unmap leaves nothing that a retry could repair.
+    virtual void end_host_access(QueueImpl& queue) = 0;
+    virtual NativeHandle native_handle() const = 0;  // cl_mem / the host pointer
 };
 
 // What the backend knows of one kernel parameter, for the core's pre-launch checks.
@@ -138,6 +171,9 @@ public:
     // Throws Errc::out_of_memory when the allocation fails. bytes > 0 (checked by the core).
     virtual std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) = 0;
     virtual std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t bytes) = 0;
+    // Host memory kernels reach directly. The core has checked info().can_map_host_memory.
+    // Throws Errc::out_of_memory when the host cannot pin it. Blocks.
+    virtual std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) = 0;
     virtual std::shared_ptr<QueueImpl> create_queue() = 0;
     // Looks a built-in kernel up by name, building its program on first use (cached).
     // Throws Errc::not_found naming the known kernels when there is no such kernel.
