@@ -7,7 +7,11 @@
 #include <dualrt/event.hpp>
 #include <dualrt/host_buffer.hpp>
 #include <dualrt/kernel.hpp>
+#include <dualrt/mapped_buffer.hpp>
+#include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
 #include <dualrt/runtime.hpp>
+#include <dualrt/staging.hpp>
+#include <dualrt/trace.hpp>
 #include <dualrt/types.hpp>
 #include <dualrt/version.hpp>

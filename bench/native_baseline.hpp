@@ -1,0 +1,75 @@
+// The native baselines the samples measure dualrt against: the same operations written with plain
+// CUDA driver calls or plain OpenCL calls, on the device dualrt selected, in the same process run.
+// Each backend's baseline is a module (libdualrt_native_cuda.so / libdualrt_native_opencl.so) that
+// the samples load at run time, so the samples themselves link no vendor library.
+#pragma once
+
+#include <dualrt/dualrt.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace dualrt::bench {
+
+enum class Direction { h2d, d2h, d2d, both };  // both: h2d and d2h at once, on two queues
+enum class HostMemory { pageable, pinned };
+
+// Microseconds per launch of the built-in `empty` kernel (one work-group of one work-item).
+struct LaunchCost {
+    double enqueue_us = 0.0;     // host time per launch over a burst of back-to-back launches
+    double round_trip_us = 0.0;  // host time of one launch followed by waiting for it
+    // OpenCL only (0 elsewhere): the same two on a queue made with CL_QUEUE_PROFILING_ENABLE, as
+    // dualrt's queues are. The plain queue above is what a plain program uses.
+    double profiling_enqueue_us = 0.0;
+    double profiling_round_trip_us = 0.0;
+};
+
+// Launch geometry of the `empty` launches, the same for dualrt and the baselines.
+inline constexpr std::size_t empty_global_size = 1;
+inline constexpr std::size_t empty_local_size = 1;
+// Round trips timed one by one per repetition: min(launches, this), so a burst of 10,000
+// launches does not mean 10,000 waits per repetition.
+inline constexpr int max_round_trips_per_repetition = 1000;
+
+class NativeBaseline {
+public:
+    virtual ~NativeBaseline() = default;
+    virtual std::string describe() const = 0;  // e.g. "plain CUDA driver API (cuMemcpyHtoDAsync)"
+
+    // Median device time (events) in ms of one copy of `bytes` in `direction` over `repetitions`
+    // timed runs after a warm-up. Host memory is pageable (a std::vector, touched) or pinned
+    // (cuMemHostAlloc / CL_MEM_ALLOC_HOST_PTR mapped); ignored for d2d. For `both`, `bytes` go
+    // each way at once (host to device on one queue, device to host on another, the second
+    // queue waiting for the start event): the time from that event to the end of the later copy.
+    // Before timing, a host -> device -> device -> host round trip of random bytes is compared
+    // with what was sent; a mismatch throws, so a broken copy cannot report a number.
+    virtual double copy_ms(Direction direction, HostMemory host, std::size_t bytes,
+                           int repetitions) = 0;
+
+    // Enqueue cost and round trip of the built-in `empty` kernel, after a warm-up. Enqueue: the
+    // host time of a burst of `launches` launches (no event kept), divided by `launches`, median
+    // over `repetitions` bursts; each burst is waited for outside its timing. Round trip: the host
+    // time of one launch plus waiting for it, median over repetitions x
+    // min(launches, max_round_trips_per_repetition) single round trips.
+    virtual LaunchCost launch_cost(int launches, int repetitions) = 0;
+
+    // A hand-written pipeline: `elements` floats from pinned host memory to the device, the
+    // built-in busy(data, n, iterations) kernel in place, back to pinned host memory, cut into
+    // `chunks` chunks on `queues` queues (1: serial on one queue; 2: copy + compute; 3: upload,
+    // compute, download, with events between the stages). Median ms of device time (events)
+    // from the first upload to the last download over `repetitions` runs after a warm-up.
+    // Chunk c is elements [c*n/chunks, (c+1)*n/chunks); on OpenCL each boundary is rounded
+    // down to CL_DEVICE_MEM_BASE_ADDR_ALIGN (the kernel gets a sub-buffer per chunk). Input
+    // and output are separate pinned arrays; the output is checked against the host.
+    virtual double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
+                               int repetitions) = 0;
+};
+
+// Loads the baseline module of device's backend (next to the running executable, in
+// DUALRT_PLUGIN_PATH, or next to the backend module) and creates it for that device; `device`
+// must outlive it (on CUDA its kernels belong to the device's modules). Throws dualrt::Error
+// (Errc::unavailable) with the reason when the module cannot be loaded.
+std::unique_ptr<NativeBaseline> load_native_baseline(const Device& device);
+
+}  // namespace dualrt::bench

@@ -1,0 +1,162 @@
+// Helpers both native baseline modules share: medians, the chunk split of the pipeline, the test
+// pattern that proves a copy moved the right bytes, and the host reference of the busy kernel.
+// Header-only: each module carries its own copy, and the bandwidth sample uses the same pattern
+// and median for its dualrt side.
+#pragma once
+
+#include <dualrt/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace dualrt::bench::detail {
+
+// Work-items per work-group of the pipeline's busy launches (global is rounded up to it).
+inline constexpr std::size_t busy_local_size = 256;
+// Untimed runs before the timed ones: the first touches of memory, lazy driver set-up.
+inline constexpr int warmup_runs = 2;
+
+inline double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    if (values.size() % 2 == 1) return *middle;
+    const double upper = *middle;
+    const double lower = *std::max_element(values.begin(), middle);
+    return (lower + upper) / 2.0;
+}
+
+[[noreturn]] inline void invalid_argument(const std::string& backend, const std::string& call,
+                                          const std::string& detail) {
+    ErrorInfo info;
+    info.errc = Errc::invalid_argument;
+    info.backend = backend;
+    info.call = call;
+    info.detail = detail;
+    throw Error(std::move(info));
+}
+
+// A copy that moved the wrong bytes (or none) must not report a bandwidth.
+[[noreturn]] inline void wrong_result(const std::string& backend, const std::string& what,
+                                      const std::string& detail) {
+    ErrorInfo info;
+    info.errc = Errc::backend_failure;
+    info.backend = backend;
+    info.call = what;
+    info.detail = detail;
+    info.context = "native baseline self-check";
+    throw Error(std::move(info));
+}
+
+// Chunk c of `chunks` covers elements [bounds[c], bounds[c + 1]): c*n/chunks rounded down to a
+// multiple of `align` elements (OpenCL sub-buffers must start on the device's base address
+// alignment; CUDA passes 1). Throws when a chunk would be empty.
+inline std::vector<std::size_t> chunk_bounds(const std::string& backend, std::size_t n,
+                                             int chunks, std::size_t align) {
+    std::vector<std::size_t> bounds(static_cast<std::size_t>(chunks) + 1, n);
+    for (int c = 0; c < chunks; ++c) {
+        const std::size_t exact = static_cast<std::size_t>(
+            static_cast<unsigned long long>(n) * static_cast<unsigned>(c) /
+            static_cast<unsigned>(chunks));
+        bounds[static_cast<std::size_t>(c)] = exact / align * align;
+    }
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
+        if (bounds[c + 1] <= bounds[c])
+            invalid_argument(backend, "NativeBaseline::pipeline_ms",
+                             std::to_string(n) + " elements cannot be cut into " +
+                                 std::to_string(chunks) + " non-empty chunks starting on " +
+                                 std::to_string(align) + "-element boundaries");
+    return bounds;
+}
+
+inline void check_pipeline_arguments(const std::string& backend, std::size_t elements,
+                                     int chunks, int queues, int repetitions) {
+    const std::string call = "NativeBaseline::pipeline_ms";
+    if (elements == 0) invalid_argument(backend, call, "elements must be > 0");
+    if (chunks < 1) invalid_argument(backend, call, "chunks must be >= 1");
+    if (queues < 1 || queues > 3)
+        invalid_argument(backend, call, "queues must be 1, 2 or 3, not " + std::to_string(queues));
+    if (repetitions < 1) invalid_argument(backend, call, "repetitions must be >= 1");
+    // busy takes its element count as a uint.
+    if (elements / static_cast<std::size_t>(chunks) + 1 > 0xffffffffu)
+        invalid_argument(backend, call, "a chunk of more than 2^32-1 elements");
+}
+
+inline void check_copy_arguments(const std::string& backend, std::size_t bytes, int repetitions) {
+    if (bytes == 0) invalid_argument(backend, "NativeBaseline::copy_ms", "bytes must be > 0");
+    if (repetitions < 1)
+        invalid_argument(backend, "NativeBaseline::copy_ms", "repetitions must be >= 1");
+}
+
+inline void check_launch_arguments(const std::string& backend, int launches, int repetitions) {
+    if (launches < 1 || repetitions < 1)
+        invalid_argument(backend, "NativeBaseline::launch_cost",
+                         "launches and repetitions must be >= 1");
+}
+
+// Bytes from a xorshift generator: every call with another seed gives other data, so a copy
+// that left an earlier run's bytes in place is caught.
+inline void fill_pattern(void* data, std::size_t bytes, std::uint32_t seed) {
+    std::uint32_t state = seed * 2654435761u + 1u;
+    auto* out = static_cast<unsigned char*>(data);
+    std::size_t i = 0;
+    for (; i + 4 <= bytes; i += 4) {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        std::memcpy(out + i, &state, 4);
+    }
+    for (; i < bytes; ++i) out[i] = static_cast<unsigned char>(i * 131u + seed);
+}
+
+// "" when equal, else where the first difference is.
+inline std::string compare_bytes(const void* expected, const void* actual, std::size_t bytes) {
+    if (std::memcmp(expected, actual, bytes) == 0) return {};
+    const auto* a = static_cast<const unsigned char*>(expected);
+    const auto* b = static_cast<const unsigned char*>(actual);
+    std::size_t i = 0;
+    while (i < bytes && a[i] == b[i]) ++i;
+    return "byte " + std::to_string(i) + " of " + std::to_string(bytes) + " is " +
+           std::to_string(b[i]) + ", expected " + std::to_string(a[i]);
+}
+
+// The busy kernel on the host: fma rounds once, as fmaf/fma do on the device, so it matches bit
+// for bit.
+inline float busy_reference(float v, unsigned iterations) {
+    for (unsigned k = 0; k < iterations; ++k) v = std::fma(v, 0.9999f, 0.0001f);
+    return v;
+}
+
+// The input of the pipeline: values in [0, 1) that differ from element to element.
+inline float pipeline_input(std::size_t i) {
+    return static_cast<float>((i * 2654435761u) % 1000003u) / 1000003.0f;
+}
+
+// Checks the pipeline's output at the first and last element of every chunk (where a wrong offset
+// shows) and at about 4096 evenly spread ones, against the host reference.
+inline void check_pipeline_output(const std::string& backend, const float* output,
+                                  const std::vector<std::size_t>& bounds, unsigned iterations) {
+    const std::size_t n = bounds.back();
+    std::vector<std::size_t> checked;
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
+        checked.push_back(bounds[c]);
+        checked.push_back(bounds[c + 1] - 1);
+    }
+    const std::size_t stride = std::max<std::size_t>(n / 4096, 1);
+    for (std::size_t i = 0; i < n; i += stride) checked.push_back(i);
+    for (std::size_t i : checked) {
+        const float expected = busy_reference(pipeline_input(i), iterations);
+        if (output[i] != expected)
+            wrong_result(backend, "NativeBaseline::pipeline_ms",
+                         "element " + std::to_string(i) + " of " + std::to_string(n) + " is " +
+                             std::to_string(output[i]) + ", expected " +
+                             std::to_string(expected));
+    }
+}
+
+}  // namespace dualrt::bench::detail

@@ -1,0 +1,102 @@
+// The plain CUDA driver API baseline: what a careful CUDA programmer writes by hand, with its
+// own streams, events and memory on the device (and primary context) dualrt selected. Internal
+// to libdualrt_native_cuda.so.
+#pragma once
+
+#include "native_baseline.hpp"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dualrt::bench::cuda {
+
+// Throws dualrt::Error naming the call and cuGetErrorName's name for any result but success.
+void check(CUresult result, const char* call, const std::string& context = {});
+#define NATIVE_CU(call) ::dualrt::bench::cuda::check((call), #call)
+
+// Makes a context current for one scope and restores the previous one (cuCtxPushCurrent/Pop).
+class Current {
+public:
+    explicit Current(CUcontext context);
+    ~Current();
+    Current(const Current&) = delete;
+    Current& operator=(const Current&) = delete;
+};
+
+// RAII owners of driver objects; each is made and destroyed with the context current.
+class DeviceMemory {
+public:
+    explicit DeviceMemory(std::size_t bytes);
+    ~DeviceMemory();
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+    CUdeviceptr get() const { return pointer_; }
+
+private:
+    CUdeviceptr pointer_ = 0;
+};
+
+class PinnedMemory {
+public:
+    explicit PinnedMemory(std::size_t bytes);
+    ~PinnedMemory();
+    PinnedMemory(const PinnedMemory&) = delete;
+    PinnedMemory& operator=(const PinnedMemory&) = delete;
+    unsigned char* get() const { return static_cast<unsigned char*>(pointer_); }
+
+private:
+    void* pointer_ = nullptr;
+};
+
+class Stream {
+public:
+    Stream();
+    ~Stream();
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    CUstream get() const { return stream_; }
+
+private:
+    CUstream stream_ = nullptr;
+};
+
+class TimingEvent {
+public:
+    explicit TimingEvent(bool timed = true);
+    ~TimingEvent();
+    TimingEvent(const TimingEvent&) = delete;
+    TimingEvent& operator=(const TimingEvent&) = delete;
+    TimingEvent(TimingEvent&& other) noexcept : event_(other.event_) { other.event_ = nullptr; }
+    CUevent get() const { return event_; }
+
+private:
+    CUevent event_ = nullptr;
+};
+
+// Milliseconds between two recorded events, after waiting for the later one.
+float elapsed_ms(const TimingEvent& start, const TimingEvent& stop);
+
+class NativeCuda final : public NativeBaseline {
+public:
+    NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy);
+    ~NativeCuda() override;
+
+    std::string describe() const override;
+    double copy_ms(Direction direction, HostMemory host, std::size_t bytes,
+                   int repetitions) override;
+    LaunchCost launch_cost(int launches, int repetitions) override;
+    double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
+                       int repetitions) override;
+
+private:
+    CUdevice device_;
+    CUcontext context_;
+    CUfunction empty_;
+    CUfunction busy_;
+    std::uint32_t seed_ = 1;  // of the self-check's random bytes: other data on every call
+};
+
+}  // namespace dualrt::bench::cuda

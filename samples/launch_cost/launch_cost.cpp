@@ -1,0 +1,152 @@
+// launch_cost: what launching a kernel costs through dualrt beside a plain CUDA / plain OpenCL
+// program, on the selected device, with the built-in `empty` kernel (one work-item):
+//   enqueue cost   host time per launch over bursts of back-to-back launches, the returned
+//                  Events discarded (then a finish, untimed); median of the bursts
+//   events kept    the same with every Event kept in a vector: what holding events costs
+//   round trip     one launch and Event::wait(); median of many
+// Ratios are dualrt / native time (above 1: dualrt is slower).
+#include "args.hpp"
+#include "csv.hpp"
+#include "native_baseline.hpp"
+#include "native_common.hpp"
+#include "table.hpp"
+
+#include <dualrt/dualrt.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using dualrt::samples::fixed;
+
+double microseconds(Clock::duration d) {
+    return std::chrono::duration<double, std::micro>(d).count();
+}
+
+struct LibraryCost {
+    double enqueue_us = 0.0;
+    double enqueue_kept_us = 0.0;
+    double round_trip_us = 0.0;
+};
+
+// Mirrors NativeBaseline::launch_cost: same kernel, geometry, burst size and round-trip count.
+LibraryCost measure_library(const dualrt::Device& device, int launches, int repetitions) {
+    dualrt::Queue queue = device.create_queue();
+    const dualrt::Kernel kernel = device.kernel("empty");  // built here, outside the timing
+    const dualrt::Range global(dualrt::bench::empty_global_size);
+    const dualrt::Range local(dualrt::bench::empty_local_size);
+    std::vector<dualrt::Event> kept;
+    kept.reserve(static_cast<std::size_t>(launches));
+
+    const auto burst = [&](bool keep) -> double {
+        const auto begin = Clock::now();
+        if (keep) {
+            for (int i = 0; i < launches; ++i) kept.push_back(queue.launch(kernel, global, local));
+        } else {
+            for (int i = 0; i < launches; ++i) queue.launch(kernel, global, local);
+        }
+        const auto end = Clock::now();
+        queue.finish();
+        kept.clear();  // releasing the events is not part of the enqueue cost
+        return microseconds(end - begin) / launches;
+    };
+    const auto round_trip = [&]() -> double {
+        const auto begin = Clock::now();
+        queue.launch(kernel, global, local).wait();
+        return microseconds(Clock::now() - begin);
+    };
+
+    LibraryCost cost;
+    burst(false);  // warm-up
+    std::vector<double> discarded, with_events;
+    for (int r = 0; r < repetitions; ++r) {
+        discarded.push_back(burst(false));
+        with_events.push_back(burst(true));
+    }
+    cost.enqueue_us = dualrt::bench::detail::median(std::move(discarded));
+    cost.enqueue_kept_us = dualrt::bench::detail::median(std::move(with_events));
+
+    const int trips = std::min(launches, dualrt::bench::max_round_trips_per_repetition);
+    for (int i = 0; i < trips; ++i) round_trip();
+    std::vector<double> round;
+    for (int r = 0; r < repetitions; ++r)
+        for (int i = 0; i < trips; ++i) round.push_back(round_trip());
+    cost.round_trip_us = dualrt::bench::detail::median(std::move(round));
+    return cost;
+}
+
+int run(const dualrt::samples::Args& args) {
+    const int launches = static_cast<int>(args.integer("launches"));
+    const int repetitions = static_cast<int>(args.integer("repetitions"));
+    const dualrt::Device device = dualrt::select(args.selection());
+    const auto& info = device.info();
+    const auto native = dualrt::bench::load_native_baseline(device);
+    dualrt::samples::CsvWriter csv;
+    if (!args.csv_path().empty())
+        csv = dualrt::samples::CsvWriter(
+            args.csv_path(), {"measure", "dualrt_us", "native_us", "ratio", "native_queue",
+                              "launches", "repetitions", "backend", "device"});
+
+    std::cout << "dualrt " << dualrt::version_string() << " launch cost on "
+              << dualrt::to_string(info.backend) << " device " << info.index << " '" << info.name
+              << "' (" << info.platform << ", driver " << info.driver_version << ")\n"
+              << "native baseline: " << native->describe() << "\n"
+              << "kernel 'empty', " << dualrt::bench::empty_global_size << " work-item; bursts of "
+              << launches << " launches, median of " << repetitions << " bursts; round trips: "
+              << "median of " << repetitions << " x "
+              << std::min(launches, dualrt::bench::max_round_trips_per_repetition) << "\n\n";
+
+    const LibraryCost library = measure_library(device, launches, repetitions);
+    const dualrt::bench::LaunchCost plain = native->launch_cost(launches, repetitions);
+
+    dualrt::samples::Table table({"measure", "dualrt us", "native us", "dualrt/native",
+                                  "native queue"});
+    const auto add = [&](const std::string& measure, double mine, double theirs,
+                         const std::string& queue) {
+        const double ratio = theirs > 0.0 ? mine / theirs : 0.0;
+        table.add({measure, fixed(mine, 3), fixed(theirs, 3), fixed(ratio, 3), queue});
+        csv.row({measure, fixed(mine, 4), fixed(theirs, 4), fixed(ratio, 4), queue,
+                 std::to_string(launches), std::to_string(repetitions),
+                 dualrt::to_string(info.backend), info.name});
+    };
+    add("enqueue, events discarded", library.enqueue_us, plain.enqueue_us, "plain");
+    add("enqueue, events kept", library.enqueue_kept_us, plain.enqueue_us, "plain");
+    add("round trip (launch + wait)", library.round_trip_us, plain.round_trip_us, "plain");
+    // OpenCL: dualrt's queues profile (Event::elapsed_ms needs it), so show that baseline too.
+    if (plain.profiling_enqueue_us > 0.0) {
+        add("enqueue, events discarded", library.enqueue_us, plain.profiling_enqueue_us,
+            "profiling");
+        add("round trip (launch + wait)", library.round_trip_us, plain.profiling_round_trip_us,
+            "profiling");
+    }
+    table.print(std::cout);
+    if (csv.enabled()) std::cout << "rows written to " << csv.path() << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    dualrt::samples::Args args(
+        "launch_cost",
+        "Kernel launch cost of dualrt beside plain CUDA / plain OpenCL on one device: enqueue\n"
+        "cost per launch (events discarded, and kept) and round trip (launch + wait).");
+    args.add_integer("launches", "N", "launches per timed burst", 10000, 1, 10000000);
+    args.add_integer("repetitions", "N", "timed bursts per figure (median), after one warm-up",
+                     20, 1, 100000);
+    if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
+    try {
+        return run(args);
+    } catch (const dualrt::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}
