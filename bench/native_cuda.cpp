@@ -118,11 +118,13 @@ LaunchCost NativeCuda::launch_cost(int launches, int repetitions) {
     detail::check_launch_arguments("cuda", launches, repetitions);
     Current current(context_);
     Stream stream;
+    unsigned unused = 0;  // empty(uint unused)
+    void* params[] = {&unused};
     const auto launch = [&] {
         // OpenCL geometry (global work-items) as CUDA's: global / local blocks of local threads.
         constexpr auto blocks = static_cast<unsigned>(empty_global_size / empty_local_size);
         NATIVE_CU(cuLaunchKernel(empty_, blocks, 1, 1, static_cast<unsigned>(empty_local_size), 1,
-                                 1, 0, stream.get(), nullptr, nullptr));
+                                 1, 0, stream.get(), params, nullptr));
     };
     const auto burst = [&]() -> double {
         const auto begin = Clock::now();

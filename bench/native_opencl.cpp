@@ -157,7 +157,9 @@ LaunchCost NativeOpenCL::launch_cost(int launches, int repetitions) {
     detail::check_launch_arguments("opencl", launches, repetitions);
     const std::size_t global = empty_global_size;
     const std::size_t local = empty_local_size;
-    const cl_kernel kernel = empty_.get();  // no parameters, so no clSetKernelArg
+    const cl_kernel kernel = empty_.get();
+    const cl_uint unused = 0;  // empty(uint unused): set once, as a plain program does
+    NATIVE_CL(clSetKernelArg(kernel, 0, sizeof unused, &unused));
     const int trips = std::min(launches, max_round_trips_per_repetition);
 
     // What a plain program does: enqueue with no event, wait with clFinish.

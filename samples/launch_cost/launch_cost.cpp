@@ -46,9 +46,9 @@ LibraryCost measure_library(const dualrt::Device& device, int launches, int repe
     const auto burst = [&](bool keep) -> double {
         const auto begin = Clock::now();
         if (keep) {
-            for (int i = 0; i < launches; ++i) kept.push_back(queue.launch(kernel, global, local));
+            for (int i = 0; i < launches; ++i) kept.push_back(queue.launch(kernel, global, local, 0u));
         } else {
-            for (int i = 0; i < launches; ++i) queue.launch(kernel, global, local);
+            for (int i = 0; i < launches; ++i) queue.launch(kernel, global, local, 0u);
         }
         const auto end = Clock::now();
         queue.finish();
@@ -57,7 +57,7 @@ LibraryCost measure_library(const dualrt::Device& device, int launches, int repe
     };
     const auto round_trip = [&]() -> double {
         const auto begin = Clock::now();
-        queue.launch(kernel, global, local).wait();
+        queue.launch(kernel, global, local, 0u).wait();
         return microseconds(Clock::now() - begin);
     };
 
