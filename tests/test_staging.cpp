@@ -8,7 +8,7 @@
 namespace {
 
 // Host -> device -> host through pageable vectors; "" when every element came back.
-// staged: the copy goes through the pool (256 KiB and more, staging on), so the upload has read
+// staged: the copy goes through the pool (min_staged_bytes and more, staging on), so it has read
 // its source on return and overwriting it at once must not matter; otherwise the source must
 // outlive the copy's event.
 std::string round_trip(dualrt::Queue& queue, std::size_t n, test::Random& rnd,
@@ -17,7 +17,8 @@ std::string round_trip(dualrt::Queue& queue, std::size_t n, test::Random& rnd,
     auto source = data;
     auto buffer = queue.device().alloc<float>(n);
     auto uploaded = queue.copy(buffer, source, sync);
-    if (!staged || n * sizeof(float) < (std::size_t{256} << 10)) uploaded.wait();
+    if (!staged || n * sizeof(float) < test::device().staging_stats().min_staged_bytes)
+        uploaded.wait();
     std::fill(source.begin(), source.end(), test::poison_float());
     std::vector<float> back(n, test::poison_float());
     queue.copy(back, buffer, sync).wait();
@@ -38,7 +39,8 @@ TEST_CASE("staging: pageable copies of many sizes arrive whole") {
     const auto before = test::device().staging_stats();
     const std::size_t chunk_floats = before.chunk_bytes / sizeof(float);
     REQUIRE(chunk_floats > 0);
-    for (std::size_t n : {std::size_t{1000}, (std::size_t{256} << 10) / sizeof(float),
+    const std::size_t threshold = before.min_staged_bytes / sizeof(float);
+    for (std::size_t n : {std::size_t{1000}, threshold - 1, threshold,
                           chunk_floats, chunk_floats + 1, 3 * chunk_floats - 7,
                           rnd.size(5 * chunk_floats, 6 * chunk_floats)}) {
         CAPTURE(n);

@@ -12,9 +12,6 @@ namespace {
 
 // Buffers in flight per copy: one filling on the host while the others drain.
 constexpr std::size_t slots_per_copy = 4;
-// Below this the driver's own path is as fast (measured on an H200: staging lost at 256 KiB and
-// 1 MiB), and a copy need not wait for pool buffers.
-constexpr std::size_t min_staged_bytes = 1u << 20;
 // The smallest piece a copy is cut into: smaller ones cost more in events than they overlap.
 constexpr std::size_t min_piece_bytes = 256u << 10;
 
@@ -59,8 +56,6 @@ std::size_t piece_for(std::size_t bytes, const Lent& lent) {
 }
 
 }  // namespace
-
-bool worth_staging(std::size_t bytes) { return bytes >= min_staged_bytes; }
 
 backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& device,
                                backend::QueueImpl& queue, backend::BufferImpl& dst,

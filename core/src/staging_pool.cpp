@@ -4,6 +4,7 @@
 #include <dualrt/runtime.hpp>
 
 #include "errors.hpp"
+#include "staged_copy.hpp"
 #include "log.hpp"
 
 #include <algorithm>
@@ -74,6 +75,7 @@ StagingPool::StagingPool(std::shared_ptr<backend::DeviceImpl> device)
     limit_from_environment_ = from_environment.has_value();
     stats_.limit_bytes = from_environment.value_or(default_limit);
     stats_.chunk_bytes = chunk_for(stats_.limit_bytes);
+    stats_.min_staged_bytes = min_staged_bytes;
 }
 
 bool StagingPool::enabled() const {

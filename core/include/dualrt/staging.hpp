@@ -13,6 +13,7 @@ namespace dualrt {
 struct StagingStats {
     std::size_t limit_bytes = 0;        // the cap on pinned bytes the pool may hold
     std::size_t chunk_bytes = 0;        // the size of one staging buffer
+    std::size_t min_staged_bytes = 0;   // smaller copies skip the pool (the driver is as fast)
     std::size_t pinned_bytes = 0;       // pinned bytes the pool holds now (idle or in use)
     std::size_t peak_pinned_bytes = 0;  // the most it has held
     std::size_t buffers = 0;            // staging buffers held now
