@@ -83,11 +83,6 @@ bool StagingPool::enabled() const {
     return stats_.limit_bytes > 0;
 }
 
-std::size_t StagingPool::chunk_bytes() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return stats_.chunk_bytes;
-}
-
 std::optional<StagingSlot> StagingPool::pin(std::size_t bytes) {
     std::string reason;
     for (std::size_t size = bytes;; size = std::max(size / 2, smallest_chunk)) {

@@ -29,10 +29,9 @@ public:
 
     explicit StagingPool(std::shared_ptr<backend::DeviceImpl> device);
 
-    bool enabled() const;           // false when the limit is 0
-    std::size_t chunk_bytes() const;
+    bool enabled() const;  // false when the limit is 0
 
-    // Up to `wanted` buffers of chunk_bytes() (smaller ones when the system refuses to pin that
+    // Up to `wanted` buffers of the chunk size (smaller ones when the system refuses to pin that
     // much), idle ones first, new ones while the limit allows. Never throws for refused pinning:
     // it returns fewer buffers, or none, and counts the fallback.
     std::vector<StagingSlot> acquire(std::size_t wanted);

@@ -6,6 +6,7 @@
 #include "args.hpp"
 #include "csv.hpp"
 #include "native_baseline.hpp"
+#include "native_common.hpp"
 #include "table.hpp"
 
 #include <dualrt/dualrt.hpp>
@@ -21,13 +22,9 @@
 
 namespace {
 
+using dualrt::bench::detail::busy_reference;
+using dualrt::bench::detail::median;
 using dualrt::samples::fixed;
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 std::vector<std::size_t> parse_counts(const std::string& text) {
     std::vector<std::size_t> counts;
@@ -39,11 +36,6 @@ std::vector<std::size_t> parse_counts(const std::string& text) {
         counts.push_back(static_cast<std::size_t>(value));
     }
     return counts;
-}
-
-float busy_reference(float v, std::uint32_t iterations) {
-    for (std::uint32_t k = 0; k < iterations; ++k) v = std::fma(v, 0.9999f, 0.0001f);
-    return v;
 }
 
 // The job: n floats, busy(iterations) in place on the device; pinned host input and output.
