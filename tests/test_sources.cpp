@@ -9,9 +9,13 @@
 #include <cstdint>
 #include <map>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 using dualrt::Errc;
 
@@ -341,4 +345,49 @@ TEST_CASE("sources: empty text, no kernels, and unknown names are refused") {
         CHECK_DUALRT_ERROR(Errc::not_found, "test_sources_axpb",
                            test::device().kernel("test_sources_no_such_kernel"));
     }
+}
+
+TEST_CASE("sources: KernelSource::from_files reads .cl and .cu files, and names an unreadable one") {
+    // Both texts, written to files of this process's own, so either backend finds its kernel.
+    const std::string folder = std::filesystem::temp_directory_path() /
+                               ("dualrt_test_sources_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder);
+    const std::string cl_path = folder + "/from_files.cl";
+    const std::string cu_path = folder + "/from_files.cu";
+    std::ofstream(cl_path) << "__kernel void test_sources_from_files(uint n, __global uint* out) {\n"
+                              "    const size_t i = get_global_id(0);\n"
+                              "    if (i < n) out[i] = 3u * (uint)i + 7u;\n}\n";
+    std::ofstream(cu_path) << "#include \"dualrt_kernel.cuh\"\n"
+                              "extern \"C\" __global__ void test_sources_from_files(uint n, uint* out) {\n"
+                              "    const size_t i = get_global_id(0);\n"
+                              "    if (i < n) out[i] = 3u * (uint)i + 7u;\n}\n";
+
+    SUBCASE("the kernel of the files runs") {
+        const dualrt::KernelSource source = dualrt::KernelSource::from_files(cl_path, cu_path);
+        CHECK(source.name == cl_path + " + " + cu_path);
+        CHECK(load_once(source) == std::vector<std::string>{"test_sources_from_files"});
+        const std::uint32_t n = 1001;
+        dualrt::Queue queue = test::device().create_queue();
+        auto out = test::device().alloc<std::uint32_t>(n);
+        queue.fill(out, 0xdeadbeefu);
+        queue.launch(test::device().kernel("test_sources_from_files"), {n}, {}, n, out);
+        std::vector<std::uint32_t> result(n);
+        queue.copy(result, out, dualrt::Sync::blocking);
+        std::size_t wrong = 0;
+        for (std::uint32_t i = 0; i < n; ++i) wrong += result[i] != 3u * i + 7u;
+        CHECK(wrong == 0);
+    }
+    SUBCASE("a missing file is io_error naming it; no paths at all is invalid_argument") {
+        CHECK_DUALRT_ERROR(Errc::io_error, folder + "/missing.cl",
+                           dualrt::KernelSource::from_files(folder + "/missing.cl", cu_path));
+        CHECK_DUALRT_ERROR(Errc::io_error, "No such file",
+                           dualrt::KernelSource::from_files(cl_path, folder + "/missing.cu"));
+        CHECK_DUALRT_ERROR(Errc::invalid_argument, "both paths are empty",
+                           dualrt::KernelSource::from_files("", ""));
+        // One file alone is enough; the other backend's text stays empty.
+        const auto only_cl = dualrt::KernelSource::from_files(cl_path, "");
+        CHECK(only_cl.cuda.empty());
+        CHECK(only_cl.name == cl_path);
+    }
+    std::filesystem::remove_all(folder);
 }

@@ -10,6 +10,7 @@
 #include "nvrtc.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 // Defined by the files the build generates (dualrt_embed_kernels in CMake): the fatbins compiled
@@ -25,6 +26,7 @@ using dualrt::detail::EmbeddedKernelFile;
 using dualrt::detail::EmbeddedKernelTable;
 using dualrt::detail::file_defining;
 using dualrt::detail::KernelSignature;
+using dualrt::detail::UserKernelFile;
 using Kind = backend::ParamInfo::Kind;
 
 const EmbeddedKernelFile* file_named(const EmbeddedKernelTable& table, const std::string& stem) {
@@ -120,22 +122,21 @@ void KernelImpl::allow_dynamic_shared(std::size_t bytes) const {
 
 bool ProgramCache::exists(const std::string& kernel) const {
     return kernels_.count(kernel) != 0 ||
-           file_defining(dualrt_cuda_kernel_table(), kernel) != nullptr;
+           file_defining(dualrt_cuda_kernel_table(), kernel) != nullptr ||
+           dualrt::detail::find_user_kernel(Backend::cuda, kernel).has_value();
 }
 
 void ProgramCache::load_module(const DeviceImpl& device, const std::string& origin,
-                               const void* image, const std::vector<KernelSignature>& kernels) {
+                               const void* image, const std::vector<KernelSignature>& kernels,
+                               const std::string& rebuild_hint) {
     const std::string context = "loading " + origin + " on " + device.describe();
     ScopedContext current(device.context());
     CUmodule module = nullptr;
     const CUresult loaded = cuModuleLoadData(&module, image);
     if (loaded == CUDA_ERROR_NO_BINARY_FOR_GPU) {
         raise(Errc::compile_error, "cuModuleLoadData", context,
-              "it holds machine code for sm_" DUALRT_CUDA_ARCHITECTURES_TEXT
-              " and PTX for the newest of those, none of which this " +
-                  device.info().architecture +
-                  " GPU can run: rebuild dualrt with its architecture in "
-                  "DUALRT_CUDA_ARCHITECTURES, or with a CUDA Toolkit as new as the driver");
+              "it holds no code that this " + device.info().architecture + " GPU can run: " +
+                  rebuild_hint);
     }
     CU_CHECK(loaded, context);
     modules_.push_back(module);  // owned from here on, even if a kernel below fails
@@ -148,26 +149,57 @@ void ProgramCache::load_module(const DeviceImpl& device, const std::string& orig
     for (auto& state : states) kernels_.emplace(state->name, std::move(state));
 }
 
+void ProgramCache::load_module_defining(const DeviceImpl& device, const std::string& name) {
+    const EmbeddedKernelFile* file = file_defining(dualrt_cuda_kernel_table(), name);
+    const std::optional<UserKernelFile> user = dualrt::detail::find_user_kernel(Backend::cuda,
+                                                                                name);
+    if (file != nullptr) {
+        const std::string path = std::string("kernels/cu/") + file->stem + ".cu";
+        if (user) {
+            dualrt::detail::raise_kernel_defined_twice(Backend::cuda, name, path, *user,
+                                                       device.describe());
+        }
+        load_module(device, path, file->data, builtin_signatures(file->stem),
+                    "dualrt's kernels were built for sm_" DUALRT_CUDA_ARCHITECTURES_TEXT
+                    " with PTX for the newest; rebuild dualrt with this GPU's architecture in "
+                    "DUALRT_CUDA_ARCHITECTURES, or with a CUDA Toolkit as new as the driver");
+        return;
+    }
+    if (!user) {
+        std::vector<std::string> loaded;
+        for (const auto& [each, state] : kernels_) loaded.push_back(each);
+        raise(Errc::not_found, "Device::kernel", device.describe(),
+              dualrt::detail::unknown_kernel_detail(name, dualrt_cuda_kernel_table(), loaded,
+                                                    Backend::cuda));
+    }
+    const std::string what = user->describe(Backend::cuda);
+    const std::vector<KernelSignature> signatures = detail::cuda_kernel_signatures(user->text);
+    if (!user->fatbin.empty()) {
+        load_module(device, what, user->fatbin.data(), signatures,
+                    "rebuild target '" + user->origin + "' with this GPU's architecture in "
+                    "DUALRT_CUDA_ARCHITECTURES (dualrt_add_kernels compiles the .cu files for "
+                    "those)");
+        return;
+    }
+    // Built without the CUDA Toolkit: NVRTC compiles the source now, with the mutex held (other
+    // lookups on this device wait, once per file and device, as for OpenCL's built-in programs).
+    const std::vector<char> image =
+        compile_with_nvrtc(user->text, what, device.compute_capability(), device.describe());
+    load_module(device, what, image.data(), signatures,
+                "NVRTC compiled it for this device, so the driver should accept it");
+}
+
 std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<DeviceImpl>& device,
                                                           const std::string& name) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto cached = kernels_.find(name);
     if (cached == kernels_.end()) {
-        const EmbeddedKernelFile* file = file_defining(dualrt_cuda_kernel_table(), name);
-        if (file == nullptr) {
-            std::vector<std::string> loaded;
-            for (const auto& [each, state] : kernels_) loaded.push_back(each);
-            raise(Errc::not_found, "Device::kernel", device->describe(),
-                  "no kernel named '" + name + "'; known kernels: " +
-                      dualrt::detail::kernel_list(dualrt_cuda_kernel_table(), loaded));
-        }
-        load_module(*device, std::string("kernels/cu/") + file->stem + ".cu", file->data,
-                    builtin_signatures(file->stem));
+        load_module_defining(*device, name);
         cached = kernels_.find(name);
         if (cached == kernels_.end()) {
             raise(Errc::not_found, "Device::kernel", device->describe(),
-                  std::string("kernel '") + name + "' is listed for kernels/cu/" + file->stem +
-                      ".cu, but its signature could not be read from that file");
+                  "kernel '" + name + "' is listed for a .cu file whose signature for it could "
+                  "not be read from the file's text");
         }
     }
     return std::make_shared<KernelImpl>(device, cached->second);
@@ -202,7 +234,8 @@ std::vector<std::string> ProgramCache::load_source(const std::shared_ptr<DeviceI
         compile_with_nvrtc(text, name, device->compute_capability(), device->describe());
     std::lock_guard<std::mutex> lock(mutex_);
     refuse_existing();  // another thread may have loaded one of the names meanwhile
-    load_module(*device, origin, image.data(), signatures);
+    load_module(*device, origin, image.data(), signatures,
+                "NVRTC compiled it for this device, so the driver should accept it");
     std::vector<std::string> names;
     for (const KernelSignature& signature : signatures) names.push_back(signature.name);
     return names;

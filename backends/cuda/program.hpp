@@ -51,7 +51,8 @@ private:
 };
 
 // The modules of one device and their kernels by name. A DeviceImpl member. Built-in modules
-// (one fatbin per kernels/cu file) are loaded on first use of one of their kernels; sources given
+// (one fatbin per kernels/cu file) and those of users' bundles (dualrt_add_kernels: fatbins, or
+// .cu text for NVRTC) are loaded on first use of one of their kernels; sources given
 // at run time are compiled and loaded at once. Modules stay loaded for the device's lifetime. It
 // caches KernelState rather than KernelImpl: a KernelImpl holds its device and the device holds
 // this cache, so cached KernelImpls would keep every device alive for ever. Thread-safe.
@@ -75,9 +76,15 @@ public:
 
 private:
     // Loads `image` (a fatbin, CUBIN or PTX) and makes the KernelStates of `kernels`, whose
-    // signatures were read from its source, `origin` ("kernels/cu/saxpy.cu"). The mutex is held.
+    // signatures were read from its source, `origin` ("kernels/cu/saxpy.cu"). `rebuild_hint`
+    // says what to do when the image has no code for this GPU. The mutex is held.
     void load_module(const DeviceImpl& device, const std::string& origin, const void* image,
-                     const std::vector<detail::KernelSignature>& kernels);
+                     const std::vector<detail::KernelSignature>& kernels,
+                     const std::string& rebuild_hint);
+    // Loads the module of the built-in file or user bundle (dualrt_add_kernels) that defines
+    // kernel `name`. Throws Errc::not_found, or Errc::invalid_argument when both define it.
+    // The mutex is held.
+    void load_module_defining(const DeviceImpl& device, const std::string& name);
     bool exists(const std::string& kernel) const;  // built in, or loaded; the mutex is held
 
     std::mutex mutex_;  // guards both members; held while a module loads (not while NVRTC runs)

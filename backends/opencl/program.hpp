@@ -46,6 +46,7 @@ private:
 };
 
 // The programs of one device, built from the embedded kernel table (one program per .cl file)
+// and from the bundles users' programs register (dualrt_add_kernels)
 // with "-cl-std=CL1.2 -cl-kernel-arg-info", and their kernels by name. A DeviceImpl member.
 // Programs are built on first use and kept for the device's lifetime; a failed build is not cached,
 // so asking again rebuilds (and fails again with the same log). Sources loaded at run time are
@@ -69,13 +70,19 @@ public:
                                   const std::string& text);
 
 private:
-    const cl::Program& program(const DeviceImpl& device, const std::string& stem,
-                               const unsigned char* source, std::size_t size);
+    // The program built from `text` for `key` (a built-in file's stem, or "user:" and a user
+    // file's key), building it on first use; `what` names the file in messages. The mutex is held.
+    const cl::Program& program(const DeviceImpl& device, const std::string& key,
+                               const std::string& text, const std::string& what);
+    // The state of kernel `name` from a built-in file or a user's bundle (dualrt_add_kernels),
+    // building its program. Throws Errc::not_found, or Errc::invalid_argument when both define
+    // it. The mutex is held.
+    std::shared_ptr<KernelState> build_kernel(const DeviceImpl& device, const std::string& name);
     void refuse_existing(const DeviceImpl& device, const std::string& source_name,
                          const std::vector<std::string>& names) const;
 
     std::mutex mutex_;  // guards the maps, and is held during the build of a built-in program
-    std::map<std::string, cl::Program> programs_;                  // by file stem
+    std::map<std::string, cl::Program> programs_;                  // by key (see program())
     std::map<std::string, std::shared_ptr<KernelState>> kernels_;  // by kernel name
     std::map<std::string, std::string> loaded_;  // source name by kernel name, for load()ed ones
 };

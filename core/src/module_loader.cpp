@@ -22,7 +22,12 @@ std::string folder_of_this_library() {
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void*>(&module_search_path), &info) == 0 || !info.dli_fname)
         return {};
+    // Resolved, so that messages show /usr/lib/dualrt rather than /usr/bin/../lib/dualrt.
     std::string path = info.dli_fname;
+    if (char* resolved = ::realpath(info.dli_fname, nullptr)) {
+        path = resolved;
+        std::free(resolved);
+    }
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
@@ -68,8 +73,13 @@ std::vector<std::string> module_search_path() {
             start = end + 1;
         }
     }
+    // Next to libdualrt.so in a build tree; in its dualrt/ subfolder once installed, so that the
+    // modules, which nothing links, stay out of the linker's library folder.
     const auto own = folder_of_this_library();
-    if (!own.empty()) folders.push_back(own);
+    if (!own.empty()) {
+        folders.push_back(own);
+        folders.push_back(own + "/dualrt");
+    }
     return folders;
 }
 

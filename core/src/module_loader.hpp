@@ -16,8 +16,8 @@ struct LoadedModule {
     std::string reason;  // why loading failed, in words a user can act on
 };
 
-// Folders searched for modules, in order: each entry of DUALRT_PLUGIN_PATH (':'-separated), then
-// the folder holding libdualrt.so itself.
+// Folders searched for modules, in order: each entry of DUALRT_PLUGIN_PATH (':'-separated), the
+// folder holding libdualrt.so itself (a build tree), then its dualrt/ subfolder (an install).
 std::vector<std::string> module_search_path();
 
 // Loads libdualrt_<name>.so from the search path and checks its entry point and API version.
