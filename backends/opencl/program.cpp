@@ -2,6 +2,7 @@
 // parameters are.
 #include "program.hpp"
 
+#include "cached_build.hpp"
 #include "check.hpp"
 #include "device.hpp"
 #include "embedded_kernels.hpp"
@@ -29,6 +30,7 @@ constexpr const char* build_options = "-cl-std=CL1.2 -cl-kernel-arg-info";
 using dualrt::detail::EmbeddedKernelFile;
 using dualrt::detail::EmbeddedKernelTable;
 using dualrt::detail::file_defining;
+using dualrt::detail::UserKernelFile;
 using Kind = backend::ParamInfo::Kind;
 
 std::vector<std::string> loaded_names(const std::map<std::string, std::string>& loaded) {
@@ -44,8 +46,8 @@ std::vector<std::string> loaded_names(const std::map<std::string, std::string>& 
     info.backend = "opencl";
     info.call = "Device::kernel";
     info.context = device.describe();
-    info.detail = "no kernel named '" + name + "'; known kernels: " +
-                  dualrt::detail::kernel_list(dualrt_opencl_kernel_table(), loaded_names(loaded));
+    info.detail = dualrt::detail::unknown_kernel_detail(name, dualrt_opencl_kernel_table(),
+                                                        loaded_names(loaded), Backend::opencl);
     dualrt::detail::raise(std::move(info));
 }
 
@@ -162,14 +164,20 @@ bool mentions_kernel(const std::string& text) {
     return false;
 }
 
-// Compiles `text` for `device` alone. A compiler error arrives as cl::BuildError, which CL_CHECK
-// turns into Errc::compile_error carrying the build log; `context` names what is being built.
+// Compiles `text` for `device` alone, or takes it from the on-disk binary cache (cached_build.hpp,
+// docs/program-cache.md): a valid entry skips the compiler; a miss or an entry that cannot be used
+// builds from source and (re)writes the entry. The cache never makes a build fail. A compiler
+// error arrives as cl::BuildError, which CL_CHECK turns into Errc::compile_error carrying the
+// build log; `context` names what is being built.
 cl::Program build_program(const DeviceImpl& device, const std::string& text,
                           const std::string& context) {
     detail::log().debug("OpenCL: {}", context);
+    CachedBuild cached(device.cl_device(), text, build_options);
+    if (std::optional<cl::Program> program = cached.load(device.context())) return *program;
     cl::Program program = CL_CHECK(cl::Program(device.context(), text), context);
     const std::vector<cl::Device> devices{device.cl_device()};
     CL_CHECK(program.build(devices, build_options), context);
+    cached.store(program);
     return program;
 }
 
@@ -215,29 +223,46 @@ NativeHandle KernelImpl::native_handle() const {
     return reinterpret_cast<NativeHandle>(state_->kernel());
 }
 
-const cl::Program& ProgramCache::program(const DeviceImpl& device, const std::string& stem,
-                                         const unsigned char* source, std::size_t size) {
-    if (auto found = programs_.find(stem); found != programs_.end()) return found->second;
+const cl::Program& ProgramCache::program(const DeviceImpl& device, const std::string& key,
+                                         const std::string& text, const std::string& what) {
+    if (auto found = programs_.find(key); found != programs_.end()) return found->second;
 
-    const std::string context = "building kernels/cl/" + stem + ".cl for " + device.describe() +
+    const std::string context = "building " + what + " for " + device.describe() +
                                 " with options '" + build_options + "'";
-    const std::string text(reinterpret_cast<const char*>(source), size);
-    return programs_.emplace(stem, build_program(device, text, context)).first->second;
+    return programs_.emplace(key, build_program(device, text, context)).first->second;
+}
+
+std::shared_ptr<KernelState> ProgramCache::build_kernel(const DeviceImpl& device,
+                                                        const std::string& name) {
+    const EmbeddedKernelFile* file = file_defining(dualrt_opencl_kernel_table(), name);
+    const std::optional<UserKernelFile> user = dualrt::detail::find_user_kernel(Backend::opencl,
+                                                                                name);
+    if (file != nullptr) {
+        const std::string path = std::string("kernels/cl/") + file->stem + ".cl";
+        if (user) {
+            dualrt::detail::raise_kernel_defined_twice(Backend::opencl, name, path, *user,
+                                                       device.describe());
+        }
+        const std::string text(reinterpret_cast<const char*>(file->data), file->size);
+        const cl::Program& built = program(device, file->stem, text, path);
+        return make_state(device, built, name,
+                          "kernel '" + name + "' of " + path + " on " + device.describe());
+    }
+    if (user) {
+        // Keyed apart from the built-in stems: a user's file may share a built-in file's name.
+        const std::string what = user->describe(Backend::opencl);
+        const cl::Program& built = program(device, "user:" + user->key(), user->text, what);
+        return make_state(device, built, name,
+                          "kernel '" + name + "' of " + what + " on " + device.describe());
+    }
+    raise_unknown_kernel(name, device, loaded_);
 }
 
 std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<DeviceImpl>& device,
                                                           const std::string& name) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto cached = kernels_.find(name);
-    if (cached == kernels_.end()) {
-        const EmbeddedKernelFile* file = file_defining(dualrt_opencl_kernel_table(), name);
-        if (file == nullptr) raise_unknown_kernel(name, *device, loaded_);
-
-        const cl::Program& built = program(*device, file->stem, file->data, file->size);
-        const std::string context = "kernel '" + name + "' of kernels/cl/" + file->stem +
-                                    ".cl on " + device->describe();
-        cached = kernels_.emplace(name, make_state(*device, built, name, context)).first;
-    }
+    if (cached == kernels_.end()) cached = kernels_.emplace(name, build_kernel(*device, name)).first;
     return std::make_shared<KernelImpl>(device, cached->second);
 }
 
@@ -290,6 +315,8 @@ void ProgramCache::refuse_existing(const DeviceImpl& device, const std::string& 
         std::string origin;
         if (const auto* file = file_defining(dualrt_opencl_kernel_table(), name)) {
             origin = std::string("a built-in kernel of kernels/cl/") + file->stem + ".cl";
+        } else if (const auto user = dualrt::detail::find_user_kernel(Backend::opencl, name)) {
+            origin = "a kernel of " + user->describe(Backend::opencl) + ", embedded at build time";
         } else if (auto found = loaded_.find(name); found != loaded_.end()) {
             origin = "loaded before from kernel source '" + found->second + "'";
         } else {
