@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers libspdlog-dev doctest-dev
-          nlohmann-json3-dev libtinyxml2-dev
+          nlohmann-json3-dev libtinyxml2-dev libxxhash-dev doxygen pkgconf
           pocl-opencl-icd clinfo)
 missing=()
 for package in "${packages[@]}"; do

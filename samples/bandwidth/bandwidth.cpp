@@ -7,6 +7,7 @@
 #include "library_copy.hpp"
 #include "native_baseline.hpp"
 #include "native_common.hpp"
+#include "progress.hpp"
 #include "table.hpp"
 
 #ifdef DUALRT_BANDWIDTH_ZERO_COPY
@@ -16,6 +17,7 @@
 #include <dualrt/dualrt.hpp>
 
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -131,11 +133,13 @@ void print_staging(const dualrt::Device& device) {
 #ifdef DUALRT_BANDWIDTH_ZERO_COPY
 // The zero-copy table has its own columns, so its CSV rows go to a file of their own beside
 // --csv's: results.csv -> results.zero_copy.csv.
-void run_zero_copy(const Context& ctx, std::size_t bytes, const std::string& csv_path) {
+void run_zero_copy(const Context& ctx, std::size_t bytes, const std::string& csv_path,
+                   dualrt::samples::Progress& progress) {
     // zero_copy.hpp may declare its functions globally or in this sample's namespace.
     using namespace dualrt::samples::bandwidth;
     dualrt::samples::Table table(zero_copy_header());
     const auto rows = zero_copy_rows(ctx.device, bytes, ctx.repetitions);
+    progress.clear();
     for (const auto& row : rows) table.add(row);
     std::cout << "\nZero-copy (mapped host memory)\n";
     table.print(std::cout);
@@ -173,16 +177,38 @@ int run(const dualrt::samples::Args& args) {
               << "byte first; (wall): host clock from enqueue to completion, a cross-check of the "
               << "events\n\n";
 
+    // One step per measured row: the main table, the sweep's (sizes x pageable/pinned x H2D/D2H)
+    // and the zero-copy table as one.
+    const auto sizes = sweep_sizes(bytes);
+    const bool measure_zero_copy = zero_copy_built && args.flag("zero-copy");
+    dualrt::samples::Progress progress(
+        args.progress_mode(), std::size(main_cases) + (args.flag("sweep") ? 4 * sizes.size() : 0) +
+                                  (measure_zero_copy ? 1 : 0));
+    const auto step = [&](const char* table_name, const Case& c, std::size_t size) {
+        const std::string host =
+            c.direction == Direction::d2d ? "" : std::string(" ") + bw::to_string(c.host);
+        progress.step(std::string(table_name) + ": " + bw::to_string(c.direction) + host + ", " +
+                      format_bytes(size));
+    };
+
     dualrt::samples::Table table(table_header);
-    for (const Case& c : main_cases) run_case(ctx, table, "main", c, bytes);
+    for (const Case& c : main_cases) {
+        step("main", c, bytes);
+        run_case(ctx, table, "main", c, bytes);
+    }
+    progress.clear();
     table.print(std::cout);
 
     if (args.flag("sweep")) {
         dualrt::samples::Table sweep(table_header);
-        for (std::size_t size : sweep_sizes(bytes))
+        for (std::size_t size : sizes)
             for (HostMemory host : {HostMemory::pageable, HostMemory::pinned})
-                for (Direction direction : {Direction::h2d, Direction::d2h})
-                    run_case(ctx, sweep, "sweep", Case{direction, host, 0.0, "size sweep"}, size);
+                for (Direction direction : {Direction::h2d, Direction::d2h}) {
+                    const Case c{direction, host, 0.0, "size sweep"};
+                    step("size sweep", c, size);
+                    run_case(ctx, sweep, "sweep", c, size);
+                }
+        progress.clear();
         std::cout << "\nSize sweep\n";
         sweep.print(std::cout);
     }
@@ -194,7 +220,10 @@ int run(const dualrt::samples::Args& args) {
     }
     print_staging(device);
 #ifdef DUALRT_BANDWIDTH_ZERO_COPY
-    if (args.flag("zero-copy")) run_zero_copy(ctx, bytes, args.csv_path());
+    if (measure_zero_copy) {
+        progress.step("zero-copy, " + format_bytes(bytes));
+        run_zero_copy(ctx, bytes, args.csv_path(), progress);
+    }
 #endif
     if (ctx.csv.enabled()) std::cout << "rows written to " << ctx.csv.path() << "\n";
     return 0;

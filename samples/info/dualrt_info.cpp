@@ -1,8 +1,11 @@
 // dualrt-info: which backends this machine has (and why any is missing), every device with its
-// properties, and the device DUALRT_BACKEND / DUALRT_DEVICE select. Exits 1 when that selection
-// cannot be honoured, with the reason.
+// properties, and the device DUALRT_BACKEND / DUALRT_DEVICE (or --backend / --device) select.
+// Exits 1 when that selection cannot be honoured, with the reason. --json prints the same as one
+// JSON document (info_json.hpp has its keys).
 #include <dualrt/dualrt.hpp>
 
+#include "args.hpp"
+#include "info_json.hpp"
 #include "table.hpp"
 
 #include <cstdio>
@@ -69,19 +72,28 @@ void print_devices() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1) {
-        std::cout << "usage: " << argv[0] << "\n"
-                  << "Lists dualrt's backends and devices and the device that " << dualrt::env_backend
-                  << " (auto|cuda|opencl) and " << dualrt::env_device
-                  << " (index or name) select.\n";
-        return std::string(argv[1]) == "--help" ? 0 : 2;
-    }
+    // No --csv (there are no rows to write) and no progress flags (nothing here takes long).
+    dualrt::samples::SharedOptions shared;
+    shared.csv = false;
+    shared.progress = false;
+    dualrt::samples::Args args(
+        "dualrt-info",
+        std::string("Lists dualrt's backends (and why any is unavailable), every device with its "
+                    "properties, and\nthe device that ") +
+            dualrt::env_backend + " (auto|cuda|opencl) and " + dualrt::env_device +
+            " (index or name) select.\nExits 1 when that selection fails; --json then still "
+            "prints the document, with \"error\" set.",
+        shared);
+    args.add_flag("json", "print the same as one JSON document on stdout");
+    if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
+    const dualrt::Selection selection = args.selection();
+    if (args.flag("json")) return dualrt::samples::info::write_json(std::cout, selection) ? 0 : 1;
     try {
         std::cout << "dualrt " << dualrt::version_string() << "\n\nBackends\n";
         print_backends();
         std::cout << "\nDevices\n";
         print_devices();
-        const auto chosen = dualrt::select();
+        const auto chosen = dualrt::select(selection);
         std::cout << "\nSelected: " << dualrt::to_string(chosen.backend()) << " device "
                   << chosen.info().index << " '" << chosen.name() << "'\n";
         return 0;

@@ -9,6 +9,7 @@
 #include "csv.hpp"
 #include "native_baseline.hpp"
 #include "native_common.hpp"
+#include "progress.hpp"
 #include "table.hpp"
 
 #include <dualrt/dualrt.hpp>
@@ -101,8 +102,12 @@ int run(const dualrt::samples::Args& args) {
               << "median of " << repetitions << " x "
               << std::min(launches, dualrt::bench::max_round_trips_per_repetition) << "\n\n";
 
+    dualrt::samples::Progress progress(args.progress_mode(), 2);
+    progress.step("dualrt launches");
     const LibraryCost library = measure_library(device, launches, repetitions);
+    progress.step("native launches");
     const dualrt::bench::LaunchCost plain = native->launch_cost(launches, repetitions);
+    progress.clear();
 
     dualrt::samples::Table table({"measure", "dualrt us", "native us", "dualrt/native",
                                   "native queue"});

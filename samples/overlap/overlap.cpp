@@ -7,6 +7,7 @@
 #include "csv.hpp"
 #include "native_baseline.hpp"
 #include "native_common.hpp"
+#include "progress.hpp"
 #include "table.hpp"
 
 #include <dualrt/dualrt.hpp>
@@ -167,9 +168,13 @@ int main(int argc, char** argv) try {
     std::cout << "overlap on " << dualrt::to_string(info.backend) << " '" << info.name << "' ("
               << info.driver_version << "), " << dualrt::samples::format_bytes(job.n * 4)
               << " each way, pinned host memory, median of " << repetitions << " runs\n";
+    // Steps: the calibration, serial, each mode at each chunk count, auto.
+    dualrt::samples::Progress progress(args.progress_mode(), 2 * counts.size() + 3);
+    progress.step("calibrating the busy kernel against the upload");
     const double upload_ms = time_upload_ms(job, repetitions);
     job.iterations = calibrate(job, upload_ms, repetitions);
     const double kernel_ms = time_kernel_ms(job, job.iterations, repetitions);
+    progress.clear();
     std::cout << "stages: upload " << fixed(upload_ms, 3) << " ms, busy(" << job.iterations
               << " iterations) " << fixed(kernel_ms, 3) << " ms\n";
 
@@ -195,6 +200,7 @@ int main(int argc, char** argv) try {
             args.csv_path(), {"backend", "device", "mode", "chunks", "dualrt_ms", "native_ms",
                               "dualrt_speedup", "native_speedup", "efficiency", "chunking"});
 
+    progress.step("serial");
     const auto serial = run_library(job, PipelineMode::three_queues, Chunking::count(1),
                                     repetitions);
     const double native_serial = native_ms(1, 1);
@@ -222,15 +228,20 @@ int main(int argc, char** argv) try {
     add("serial", "1", serial, native_serial);
     for (auto mode : {PipelineMode::two_queues, PipelineMode::three_queues}) {
         const int queues = mode == PipelineMode::two_queues ? 2 : 3;
-        for (std::size_t chunks : counts)
+        for (std::size_t chunks : counts) {
+            progress.step(std::string(to_string(mode)) + ", " + std::to_string(chunks) +
+                          " chunks");
             add(std::string(to_string(mode)), std::to_string(chunks),
                 run_library(job, mode, Chunking::count(chunks), repetitions),
                 native_ms(chunks, queues));
+        }
     }
+    progress.step("automatic mode and chunking");
     const auto automatic = run_library(job, PipelineMode::automatic, Chunking::automatic(),
                                        repetitions);
     add(std::string(to_string(automatic.report.mode)) + ", auto",
         std::to_string(automatic.report.chunks), automatic, 0.0);
+    progress.clear();
     table.print(std::cout);
 
     const double auto_speedup = serial.measured_ms / automatic.measured_ms;

@@ -83,8 +83,8 @@ Args::Option Args::make(const std::string& name, const std::string& placeholder,
     return option;
 }
 
-Args::Args(std::string program, std::string description)
-    : program_(std::move(program)), description_(std::move(description)) {
+Args::Args(std::string program, std::string description, SharedOptions shared)
+    : program_(std::move(program)), description_(std::move(description)), shared_(shared) {
     add_flag("help", "print this help and exit");
     Option backend = make("backend", "NAME",
                           std::string("auto, cuda or opencl (default: ") + env_backend +
@@ -96,7 +96,13 @@ Args::Args(std::string program, std::string description)
              std::string("device index or name substring within the backend (default: ") +
                  env_device + ", else the first)",
              "");
-    add_text("csv", "FILE", "also write every row to FILE as CSV", "");
+    if (shared_.csv) add_text("csv", "FILE", "also write every row to FILE as CSV", "");
+    if (shared_.progress) {
+        add_flag("progress", "report progress on stderr, one line per step, also when stderr is "
+                             "not a terminal");
+        add_flag("no-progress", "report no progress (by default a terminal shows one line, "
+                                "updated in place)");
+    }
 }
 
 Args::Option& Args::add(Option option) {
@@ -209,6 +215,8 @@ std::optional<int> Args::parse(int argc, const char* const* argv) {
         option->value = value;
         option->given = true;
     }
+    if (shared_.progress && given("progress") && given("no-progress"))
+        return fail("--progress and --no-progress contradict each other");
     return std::nullopt;
 }
 
@@ -233,6 +241,18 @@ std::size_t Args::bytes(const std::string& name) const {
 bool Args::flag(const std::string& name) const { return find(name).given; }
 
 bool Args::given(const std::string& name) const { return find(name).given; }
+
+const std::string& Args::csv_path() const {
+    static const std::string none;
+    return shared_.csv ? text("csv") : none;
+}
+
+ProgressMode Args::progress_mode() const {
+    if (!shared_.progress) return ProgressMode::automatic;
+    if (given("no-progress")) return ProgressMode::never;
+    if (given("progress")) return ProgressMode::always;
+    return ProgressMode::automatic;
+}
 
 Selection Args::selection() const {
     Selection selection = Selection::from_environment();

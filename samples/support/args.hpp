@@ -1,8 +1,12 @@
 // Command-line options in one style for every sample:
-//   --help, --backend NAME, --device SEL, --csv FILE, plus options each sample registers.
+//   --help, --backend NAME, --device SEL, --csv FILE, --progress, --no-progress, plus options each
+//   sample registers. A sample without rows to write or long phases to report (dualrt-info) can
+//   leave out --csv and the progress flags (SharedOptions).
 // Values come as `--name VALUE` or `--name=VALUE`. An unknown option or a bad value is reported
 // with the usage, and the program exits with code 2.
 #pragma once
+
+#include "progress.hpp"
 
 #include <dualrt/runtime.hpp>
 
@@ -21,10 +25,16 @@ std::optional<std::size_t> parse_bytes(std::string_view text);
 // 262144 -> "256 KiB", 1536 -> "1.5 KiB", 100 -> "100 B".
 std::string format_bytes(std::size_t bytes);
 
+// Which of the optional shared options a sample offers (--help, --backend and --device always).
+struct SharedOptions {
+    bool csv = true;       // --csv FILE
+    bool progress = true;  // --progress, --no-progress
+};
+
 class Args {
 public:
     // `program` names the sample in the usage; `description` is its first lines.
-    Args(std::string program, std::string description);
+    Args(std::string program, std::string description, SharedOptions shared = SharedOptions());
 
     // Sample-specific options. `placeholder` names the value in the usage ("BYTES", "N").
     // Defaults are text, parsed like given values.
@@ -51,8 +61,10 @@ public:
 
     // DUALRT_BACKEND / DUALRT_DEVICE, each overridden by --backend / --device when given.
     Selection selection() const;
-    // --csv FILE, or "" when not given.
-    const std::string& csv_path() const { return text("csv"); }
+    // --csv FILE, or "" when not given (or not offered).
+    const std::string& csv_path() const;
+    // --progress / --no-progress (ProgressMode::automatic when neither is given or not offered).
+    ProgressMode progress_mode() const;
 
     std::string usage() const;
 
@@ -75,6 +87,7 @@ private:
     int fail(const std::string& message) const;
 
     std::string program_, description_;
+    SharedOptions shared_;
     std::vector<Option> options_;  // in registration order, for the usage
 };
 
