@@ -1,4 +1,5 @@
-// Device: one GPU (or CPU) of one backend, and the factory for everything that runs on it.
+/// @file
+/// Device: one GPU (or CPU) of one backend, and the factory for everything that runs on it.
 #pragma once
 
 #include <dualrt/buffer.hpp>
@@ -22,73 +23,90 @@ class DeviceImpl;
 class MappedBufferImpl;
 }
 
-// Kernel sources compiled at run time, one text per backend, with the same kernel names and
-// parameter lists in both (as for kernels/cl and kernels/cu). A device compiles the text of its
-// own backend: `opencl` with the OpenCL compiler, `cuda` with NVRTC. CUDA kernels are declared
-// extern "C" and may #include "dualrt_kernel.cuh" (OpenCL's names and dualrt_local<T>).
+/// Kernel sources compiled at run time, one text per backend, with the same kernel names and
+/// parameter lists in both (as for kernels/cl and kernels/cu). A device compiles the text of its
+/// own backend: `opencl` with the OpenCL compiler, `cuda` with NVRTC. CUDA kernels are declared
+/// `extern "C"` and may `#include "dualrt_kernel.cuh"` (OpenCL's names and `dualrt_local<T>`).
 struct KernelSource {
-    std::string name;    // names the source in error messages, e.g. "my_kernels"
-    std::string opencl;  // OpenCL C; may be empty when only CUDA devices will load it
-    std::string cuda;    // CUDA C++; may be empty when only OpenCL devices will load it
+    std::string name;    ///< names the source in error messages, e.g. "my_kernels"
+    std::string opencl;  ///< OpenCL C; may be empty when only CUDA devices will load it
+    std::string cuda;    ///< CUDA C++; may be empty when only OpenCL devices will load it
+
+    /// A KernelSource read from files, named after them: the text of `opencl_path` (a .cl file)
+    /// and of `cuda_path` (a .cu file). Either path may be empty to leave that text empty.
+    /// @throws Error Errc::io_error naming the file that cannot be read,
+    ///         Errc::invalid_argument when both paths are empty.
+    static KernelSource from_files(const std::string& opencl_path, const std::string& cuda_path);
 };
 
-// A device of one backend. Cheap to copy (shared ownership); the device's context lives until
-// the last Device, Buffer, Queue, Event or Kernel of it is gone. Thread-safe.
+/// A device of one backend. Cheap to copy (shared ownership); the device's context lives until
+/// the last Device, Buffer, Queue, Event or Kernel of it is gone. Thread-safe.
+///
+/// Every member but valid(), impl() and the comparisons throws Errc::invalid_argument on an
+/// empty (default-constructed) Device.
 class Device {
 public:
-    Device() = default;
+    Device() = default;  ///< empty: valid() is false
+    /// Wraps a backend device (internal: devices come from dualrt::select and dualrt::devices).
     explicit Device(std::shared_ptr<backend::DeviceImpl> impl);
 
+    /// Whether this is a device (false when default-constructed).
     bool valid() const noexcept { return impl_ != nullptr; }
-    const DeviceInfo& info() const;
-    const std::string& name() const { return info().name; }
-    Backend backend() const { return info().backend; }
+    const DeviceInfo& info() const;  ///< what the backend can tell about the device
+    const std::string& name() const { return info().name; }  ///< info().name
+    Backend backend() const { return info().backend; }       ///< info().backend
 
-    // Device memory for `count` elements, contents undefined. Throws Errc::invalid_argument for
-    // count 0 and Errc::out_of_memory when the device has no room.
+    /// Device memory for `count` elements, contents undefined. Throws Errc::invalid_argument for
+    /// count 0 and Errc::out_of_memory when the device has no room.
     template <typename T>
     Buffer<T> alloc(std::size_t count) const {
         return Buffer<T>(alloc_bytes(count, sizeof(T)));
     }
-    // Pinned host memory for `count` elements, contents undefined.
+    /// Pinned host memory for `count` elements, contents undefined. Throws
+    /// Errc::invalid_argument for count 0 and Errc::out_of_memory when the host cannot pin that
+    /// much.
     template <typename T>
     HostBuffer<T> alloc_host(std::size_t count) const {
         auto impl = alloc_host_bytes(count, sizeof(T));
         return HostBuffer<T>(impl, static_cast<T*>(host_data(*impl)), count);
     }
 
-    // Host memory for `count` elements that this device's kernels read and write in place
-    // (zero-copy; see mapped_buffer.hpp for when the host and the device may touch it), contents
-    // undefined. Throws Errc::invalid_argument for count 0, Errc::unavailable when the device
-    // cannot map host memory (DeviceInfo::can_map_host_memory), Errc::out_of_memory when the host
-    // cannot pin that much.
+    /// Host memory for `count` elements that this device's kernels read and write in place
+    /// (zero-copy; see mapped_buffer.hpp for when the host and the device may touch it), contents
+    /// undefined. Throws Errc::invalid_argument for count 0, Errc::unavailable when the device
+    /// cannot map host memory (DeviceInfo::can_map_host_memory), Errc::out_of_memory when the host
+    /// cannot pin that much.
     template <typename T>
     MappedBuffer<T> alloc_mapped(std::size_t count) const {
         return MappedBuffer<T>(alloc_mapped_bytes(count, sizeof(T)));
     }
 
-    Queue create_queue() const;  // a new in-order queue
+    Queue create_queue() const;  ///< a new in-order queue
 
-    // A kernel by name (built-in or added with dualrt_add_kernels). Its program is built on first
-    // use and cached. Throws Errc::not_found listing the known kernels.
+    /// A kernel by name (built-in or added with dualrt_add_kernels). Its program is built on first
+    /// use and cached. Throws Errc::not_found listing the known kernels.
     Kernel kernel(std::string_view name) const;
 
-    // Compiles the text of `source` for this device's backend and returns the names of the
-    // kernels it defines; kernel(name) finds them from then on. Throws Errc::compile_error with
-    // the compiler's full log, Errc::invalid_argument when the source for this backend is empty,
-    // defines no kernel, or defines a kernel that already exists on this device.
+    /// Compiles the text of `source` for this device's backend and returns the names of the
+    /// kernels it defines; kernel(name) finds them from then on. Throws Errc::compile_error with
+    /// the compiler's full log, Errc::invalid_argument when the source for this backend is empty,
+    /// defines no kernel, or defines a kernel that already exists on this device.
     std::vector<std::string> load_sources(const KernelSource& source) const;
 
-    // The pinned staging pool of this device (see staging.hpp). set_staging_limit changes its
-    // cap, releasing idle buffers above it; DUALRT_STAGING_LIMIT, when set, wins over it.
+    /// The pinned staging pool of this device (see staging.hpp): its cap, and how it has been used.
     StagingStats staging_stats() const;
+    /// Changes the cap of this device's staging pool to `bytes`, releasing idle buffers above it;
+    /// DUALRT_STAGING_LIMIT, when set, wins over it.
     void set_staging_limit(std::size_t bytes) const;
 
-    NativeHandle native_handle() const;   // cl_device_id / CUdevice
-    NativeHandle native_context() const;  // cl_context / CUcontext (the primary context)
+    NativeHandle native_handle() const;   ///< cl_device_id / CUdevice
+    NativeHandle native_context() const;  ///< cl_context / CUcontext (the primary context)
+    /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::DeviceImpl>& impl() const noexcept { return impl_; }
 
+    /// Whether `a` and `b` are the same device (copies of one Device, or one device found twice).
     friend bool operator==(const Device& a, const Device& b) { return a.impl_ == b.impl_; }
+    /// Whether `a` and `b` are different devices.
     friend bool operator!=(const Device& a, const Device& b) { return a.impl_ != b.impl_; }
 
 private:

@@ -1,4 +1,5 @@
-// dualrt: one API over CUDA and OpenCL. Include this header.
+/// @file
+/// dualrt: one API over CUDA and OpenCL. Include this header.
 #pragma once
 
 #include <dualrt/buffer.hpp>
@@ -15,3 +16,8 @@
 #include <dualrt/trace.hpp>
 #include <dualrt/types.hpp>
 #include <dualrt/version.hpp>
+
+/// @namespace dualrt
+/// The public API: devices, buffers, queues, events and kernels over CUDA or OpenCL, chosen at run
+/// time. Nothing in it names a CUDA or OpenCL type; native_handle() accessors return them as
+/// opaque integers for interop.

@@ -1,4 +1,5 @@
-// Event: a point in a queue.
+/// @file
+/// Event: a point in a queue.
 #pragma once
 
 #include <dualrt/types.hpp>
@@ -11,23 +12,30 @@ namespace backend {
 class EventImpl;
 }
 
-// Every enqueue returns the Event of the enqueued work; Queue::record() marks the current end of
-// a queue. Copies share the same point. Thread-safe.
+/// A point in a queue. Every enqueue returns the Event of the enqueued work; Queue::record() marks
+/// the current end of a queue. Copies share the same point. Thread-safe.
+///
+/// Every member but valid() and impl() throws Errc::invalid_argument on an empty Event.
 class Event {
 public:
-    Event() = default;  // an empty event: valid() is false
+    Event() = default;  ///< an empty event: valid() is false
+    /// Wraps a backend event (internal: events come from Queue).
     explicit Event(std::shared_ptr<backend::EventImpl> impl);
 
+    /// Whether this is an event of some queue (false when default-constructed).
     bool valid() const noexcept { return impl_ != nullptr; }
-    void wait() const;          // blocks the calling thread until the point is reached
-    bool is_complete() const;   // never blocks
+    void wait() const;          ///< blocks the calling thread until the point is reached
+    bool is_complete() const;   ///< never blocks
 
-    // Device time in milliseconds from `start` to `end`, both of one device and both from
-    // Queue::record() (the events of copies, fills and launches carry no timestamp, which keeps
-    // them cheap). Waits for both.
+    /// Device time in milliseconds from `start` to `end`, both of one device and both from
+    /// Queue::record() (the events of copies, fills and launches carry no timestamp, which keeps
+    /// them cheap). Waits for both.
+    /// @throws Error Errc::invalid_argument when an event is empty, the two are of different
+    ///         devices, or one carries no timestamp.
     static double elapsed_ms(const Event& start, const Event& end);
 
-    NativeHandle native_handle() const;  // cl_event / CUevent
+    NativeHandle native_handle() const;  ///< cl_event / CUevent
+    /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::EventImpl>& impl() const noexcept { return impl_; }
 
 private:

@@ -1,4 +1,5 @@
-// HostBuffer<T>: pinned (page-locked) host memory the device can copy asynchronously.
+/// @file
+/// HostBuffer<T>: pinned (page-locked) host memory the device can copy asynchronously.
 #pragma once
 
 #include <cstddef>
@@ -13,26 +14,31 @@ namespace backend {
 class HostBufferImpl;
 }
 
-// Pinned host memory, created by Device::alloc_host<T>(n) and usable on every queue of that
-// device. The memory stays mapped for the host for the buffer's whole life. Copies share it.
-// Contents are not thread-safe (it is plain memory); the object itself is.
+/// Pinned host memory, created by Device::alloc_host<T>(n) and usable on every queue of that
+/// device. The memory stays mapped for the host for the buffer's whole life. Copies share it.
+/// Contents are not thread-safe (it is plain memory); the object itself is.
+/// @tparam T a trivially copyable element type
 template <typename T>
 class HostBuffer {
     static_assert(std::is_trivially_copyable_v<T>, "HostBuffer<T> needs a trivially copyable T");
 
 public:
-    using value_type = T;
-    HostBuffer() = default;
+    using value_type = T;  ///< the element type
+    HostBuffer() = default;  ///< empty: valid() is false, data() nullptr, size() 0
+    /// `size` elements at `data`, pinned memory owned by `impl` (internal: made by
+    /// Device::alloc_host).
     HostBuffer(std::shared_ptr<backend::HostBufferImpl> impl, T* data, std::size_t size)
         : impl_(std::move(impl)), data_(data), size_(size) {}
 
+    /// Whether this holds pinned memory (false when default-constructed).
     bool valid() const noexcept { return impl_ != nullptr; }
-    T* data() const noexcept { return data_; }
-    std::size_t size() const noexcept { return size_; }
-    std::size_t bytes() const noexcept { return size_ * sizeof(T); }
-    T& operator[](std::size_t i) const noexcept { return data_[i]; }
-    T* begin() const noexcept { return data_; }
-    T* end() const noexcept { return data_ + size_; }
+    T* data() const noexcept { return data_; }  ///< the first element; valid for the buffer's life
+    std::size_t size() const noexcept { return size_; }  ///< the number of elements
+    std::size_t bytes() const noexcept { return size_ * sizeof(T); }  ///< size() * sizeof(T)
+    T& operator[](std::size_t i) const noexcept { return data_[i]; }  ///< unchecked, like a span
+    T* begin() const noexcept { return data_; }          ///< data()
+    T* end() const noexcept { return data_ + size_; }    ///< data() + size()
+    /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::HostBufferImpl>& impl() const noexcept { return impl_; }
 
 private:

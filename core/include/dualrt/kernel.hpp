@@ -1,4 +1,5 @@
-// Kernel: a built-in or user kernel found by name, and the typed arguments a launch takes.
+/// @file
+/// Kernel: a built-in or user kernel found by name, and the typed arguments a launch takes.
 #pragma once
 
 #include <dualrt/buffer.hpp>
@@ -17,35 +18,48 @@ namespace backend {
 class KernelImpl;
 }
 
-// A kernel of one device, from Device::kernel("name"). Cheap to copy; thread-safe.
+/// A kernel of one device, from Device::kernel("name"). Cheap to copy; thread-safe.
+///
+/// name(), param_count() and native_handle() throw Errc::invalid_argument on an empty Kernel.
 class Kernel {
 public:
-    Kernel() = default;
+    Kernel() = default;  ///< empty: valid() is false
+    /// Wraps a backend kernel (internal: kernels come from Device::kernel).
     explicit Kernel(std::shared_ptr<backend::KernelImpl> impl);
 
+    /// Whether this is a kernel of some device (false when default-constructed).
     bool valid() const noexcept { return impl_ != nullptr; }
-    const std::string& name() const;
-    std::size_t param_count() const;
-    NativeHandle native_handle() const;  // cl_kernel / CUfunction
+    const std::string& name() const;  ///< the kernel's name, as in its source
+    std::size_t param_count() const;   ///< the number of parameters the kernel declares
+    NativeHandle native_handle() const;  ///< cl_kernel / CUfunction
+    /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::KernelImpl>& impl() const noexcept { return impl_; }
 
 private:
     std::shared_ptr<backend::KernelImpl> impl_;
 };
 
-// Bytes of work-group local memory for a `__local T*` parameter (CUDA: dynamic shared memory).
+/// Bytes of work-group local memory for a `__local T*` parameter (CUDA: dynamic shared memory).
 struct LocalBytes {
-    std::size_t bytes;
+    std::size_t bytes;  ///< the size of the local-memory argument, per work-group
 };
+/// The launch argument for a `__local T*` parameter (CUDA: a `dualrt_local<T>` parameter in
+/// dynamic shared memory): `bytes` of local memory per work-group.
 inline LocalBytes local_bytes(std::size_t bytes) { return LocalBytes{bytes}; }
 
-// One launch argument before checking: a buffer view, a local-memory size, or a scalar's bytes.
+/// One launch argument before checking: a buffer view, a local-memory size, or a scalar's bytes.
+/// Queue::launch makes these from its arguments.
 struct KernelArgument {
-    enum class Kind { buffer, local, scalar };
-    Kind kind = Kind::scalar;
-    BufferView buffer;
-    std::size_t local_bytes = 0;
-    std::vector<unsigned char> value;
+    /// Which of the three an argument is.
+    enum class Kind {
+        buffer,  ///< a device buffer view: `buffer`
+        local,   ///< work-group local memory: `local_bytes`
+        scalar   ///< a value passed by value: its bytes in `value`
+    };
+    Kind kind = Kind::scalar;          ///< which member holds the argument
+    BufferView buffer;                 ///< the view, for Kind::buffer
+    std::size_t local_bytes = 0;       ///< the local-memory size, for Kind::local
+    std::vector<unsigned char> value;  ///< the scalar's bytes, for Kind::scalar
 };
 
 namespace detail {

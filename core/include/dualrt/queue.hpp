@@ -1,4 +1,5 @@
-// Queue: an in-order stream of copies, fills and kernel launches on one device.
+/// @file
+/// Queue: an in-order stream of copies, fills and kernel launches on one device.
 #pragma once
 
 #include <dualrt/buffer.hpp>
@@ -20,85 +21,104 @@ class QueueImpl;
 }
 class Device;
 
-// An in-order queue (OpenCL command queue / CUDA stream). Work runs in enqueue order; every
-// operation returns the Event of its work. With Sync::async (the default) a call returns once the
-// work is enqueued, and host memory it reads or writes must stay valid until the event completes;
-// with Sync::blocking it returns after the work is done.
-//
-// Copies from and to ordinary (pageable) host memory, given as a pointer or std::vector, go
-// through the device's pinned staging pool (staging.hpp) when they are 256 KiB or more: on
-// return the source has been read (host to device) or the destination written (device to host)
-// even with Sync::async, since each chunk passes through the host. Copies from and to a
-// HostBuffer are DMA from pinned memory, fully asynchronous.
-//
-// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
-// order the calls happen in.
+/// An in-order queue (OpenCL command queue / CUDA stream). Work runs in enqueue order; every
+/// operation returns the Event of its work. With Sync::async (the default) a call returns once the
+/// work is enqueued, and host memory it reads or writes must stay valid until the event completes;
+/// with Sync::blocking it returns after the work is done.
+///
+/// Copies from and to ordinary (pageable) host memory, given as a pointer or std::vector, go
+/// through the device's pinned staging pool (staging.hpp) when they are 1 MiB or more
+/// (StagingStats::min_staged_bytes): on return the source has been read (host to device) or the
+/// destination written (device to host) even with Sync::async, since each chunk passes through
+/// the host. Copies from and to a HostBuffer are DMA from pinned memory, fully asynchronous.
+///
+/// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
+/// order the calls happen in.
+///
+/// Every member but valid() and impl() throws Errc::invalid_argument on an empty Queue, and on a
+/// buffer of another device.
 class Queue {
 public:
-    Queue() = default;
+    Queue() = default;  ///< empty: valid() is false
+    /// Wraps a backend queue of `device` (internal: queues come from Device::create_queue).
     Queue(std::shared_ptr<backend::QueueImpl> impl, std::shared_ptr<backend::DeviceImpl> device);
 
+    /// Whether this is a queue of some device (false when default-constructed).
     bool valid() const noexcept { return impl_ != nullptr; }
-    Device device() const;  // the device this queue runs on
+    Device device() const;  ///< the device this queue runs on
 
-    // host -> device. The element counts must match exactly (use dst.view(...) for part of a
-    // buffer); otherwise Errc::invalid_argument.
+    /// @name Copies
+    /// @{
+
+    /// host -> device. The element counts must match exactly (use dst.view(...) for part of a
+    /// buffer); otherwise Errc::invalid_argument.
     template <typename T>
     Event copy(const Buffer<T>& dst, const T* src, std::size_t count, Sync sync = Sync::async) {
         return write_bytes(dst, src, count * sizeof(T), sizeof(T), sync, HostMemory::pageable);
     }
+    /// host -> device, from a std::vector of exactly dst.size() elements.
     template <typename T>
     Event copy(const Buffer<T>& dst, const std::vector<T>& src, Sync sync = Sync::async) {
         return write_bytes(dst, src.data(), src.size() * sizeof(T), sizeof(T), sync,
                            HostMemory::pageable);
     }
+    /// host -> device, from pinned memory by DMA (fully asynchronous).
     template <typename T>
     Event copy(const Buffer<T>& dst, const HostBuffer<T>& src, Sync sync = Sync::async) {
         return write_bytes(dst, src.data(), src.bytes(), sizeof(T), sync, HostMemory::pinned);
     }
 
-    // device -> host
+    /// device -> host, into `count` elements at `dst` (count must equal src.size()).
     template <typename T>
     Event copy(T* dst, std::size_t count, const Buffer<T>& src, Sync sync = Sync::async) {
         return read_bytes(dst, count * sizeof(T), src, sizeof(T), sync, HostMemory::pageable);
     }
+    /// device -> host, into a std::vector of exactly src.size() elements.
     template <typename T>
     Event copy(std::vector<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
         return read_bytes(dst.data(), dst.size() * sizeof(T), src, sizeof(T), sync,
                           HostMemory::pageable);
     }
+    /// device -> host, into pinned memory by DMA (fully asynchronous).
     template <typename T>
     Event copy(const HostBuffer<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
         return read_bytes(dst.data(), dst.bytes(), src, sizeof(T), sync, HostMemory::pinned);
     }
 
-    // device -> device (same device; the ranges must not overlap)
+    /// device -> device (same device; the ranges must not overlap)
     template <typename T>
     Event copy(const Buffer<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
         return copy_bytes(dst, src, sizeof(T), sync);
     }
 
-    // Sets every element of dst to value (copied at the call, so it may be a temporary).
-    // sizeof(T) must be a power of two up to 128.
+    /// @}
+
+    /// Sets every element of dst to value (copied at the call, so it may be a temporary).
+    /// sizeof(T) must be a power of two up to 128.
     template <typename T>
     Event fill(const Buffer<T>& dst, const T& value, Sync sync = Sync::async) {
         return fill_bytes(dst, &value, sizeof(T), sync);
     }
 
-    // Runs `kernel` over `global` work-items in work-groups of `local` (a default Range{} lets
-    // the library choose). global is rounded up to a multiple of local, so kernels bounds-check.
-    // Arguments: Buffer<T> views, dualrt::local_bytes(n), or scalars of the exact size the kernel
-    // declares. Checked before launch; a mismatch is Errc::invalid_argument naming the argument.
+    /// Runs `kernel` over `global` work-items in work-groups of `local` (a default Range{} lets
+    /// the library choose). global is rounded up to a multiple of local, so kernels bounds-check.
+    /// Arguments: `Buffer<T>` views, dualrt::local_bytes(n), or scalars of the exact size the
+    /// kernel declares. Checked before launch; a mismatch is Errc::invalid_argument naming the
+    /// argument.
     template <typename... Args>
     Event launch(const Kernel& kernel, Range global, Range local, const Args&... args) {
         return launch_checked(kernel, global, local, {detail::make_argument(args)...});
     }
 
-    Event record();  // a timed Event at the current end of this queue (see Event::elapsed_ms)
-    void wait(const Event& event);  // later work on this queue waits for event; the host does not
-    void finish();                  // blocks until everything enqueued so far has completed
+    Event record();  ///< a timed Event at the current end of this queue (see Event::elapsed_ms)
+    /// Later work on this queue waits for `event`, an event of the same device; the host does not.
+    void wait(const Event& event);
+    void finish();                  ///< blocks until everything enqueued so far has completed
 
-    NativeHandle native_handle() const;  // cl_command_queue / CUstream
+    /// cl_command_queue / CUstream. Work enqueued on it natively runs after the work enqueued here
+    /// so far; the Events returned so far do not include it.
+    NativeHandle native_handle() const;
+    /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::QueueImpl>& impl() const noexcept { return impl_; }
 
 private:

@@ -1,5 +1,6 @@
-// Timelines of device work: spans of queue activity timed with device events, written as a
-// Chrome/Perfetto trace (JSON) or drawn as an SVG picture of the lanes.
+/// @file
+/// Timelines of device work: spans of queue activity timed with device events, written as a
+/// Chrome/Perfetto trace (JSON) or drawn as an SVG picture of the lanes.
 #pragma once
 
 #include <dualrt/event.hpp>
@@ -18,65 +19,73 @@ class QueueImpl;
 }
 class Queue;
 
-// One stretch of device work on one track (a queue), in milliseconds of device time from the
-// timeline's origin.
+/// One stretch of device work on one track (a queue), in milliseconds of device time from the
+/// timeline's origin.
 struct TraceSpan {
-    std::size_t track = 0;  // index into Timeline::tracks
-    std::string name;       // e.g. "upload 3"
-    std::string category;   // e.g. "upload", "compute", "download"; colours the SVG
-    double start_ms = 0.0;
-    double end_ms = 0.0;
+    std::size_t track = 0;  ///< index into Timeline::tracks
+    std::string name;       ///< e.g. "upload 3"
+    std::string category;   ///< e.g. "upload", "compute", "download"; colours the SVG
+    double start_ms = 0.0;  ///< where the span starts, from the timeline's origin
+    double end_ms = 0.0;    ///< where the span ends, from the timeline's origin
 };
 
-// Resolved spans, ready to write. A plain value: build one yourself or get it from a Trace or a
-// Pipeline report.
+/// Resolved spans, ready to write. A plain value: build one yourself or get it from a Trace or a
+/// Pipeline report.
 struct Timeline {
-    std::vector<std::string> tracks;  // one per queue, in the order they are drawn
-    std::vector<TraceSpan> spans;
+    std::vector<std::string> tracks;  ///< one per queue, in the order they are drawn
+    std::vector<TraceSpan> spans;     ///< the spans, on any track, in any order
 
-    double duration_ms() const;  // latest end over all spans (0 when empty)
+    double duration_ms() const;  ///< latest end over all spans (0 when empty)
 
-    // Chrome trace-event format (chrome://tracing, https://ui.perfetto.dev): one thread per track,
-    // one complete ("X") event per span, timestamps in microseconds.
+    /// Chrome trace-event format (chrome://tracing, https://ui.perfetto.dev): one thread per
+    /// track, one complete ("X") event per span, timestamps in microseconds.
     std::string chrome_json() const;
-    // A self-contained SVG: one lane per track, one rectangle per span, a time axis.
+    /// A self-contained SVG: one lane per track, one rectangle per span, a time axis.
     std::string svg() const;
 
-    // Write the above to a file. Throw Errc::io_error naming the path when it cannot be written.
+    /// Writes chrome_json() to a file. Throws Errc::io_error naming the path when it cannot be
+    /// written.
     void write_chrome_json(const std::string& path) const;
+    /// Writes svg() to a file. Throws Errc::io_error naming the path when it cannot be written.
     void write_svg(const std::string& path) const;
 };
 
-// Marks regions of queue activity so they can be exported as a Timeline:
-//
-//     dualrt::Trace trace;
-//     auto region = trace.begin(upload_queue, "upload 0", "upload");
-//     upload_queue.copy(buffer, host);
-//     trace.end(region);
-//     ...
-//     trace.timeline().write_svg("overlap.svg");
-//
-// begin/end record timed events on the queue (Queue::record), so a region covers exactly the
-// device work enqueued on that queue between the two calls. Tracks are named after the order in
-// which queues first appear ("queue 0", ...) unless named with name_track. All queues of one
-// Trace must belong to one device. Thread-safe.
+/// Marks regions of queue activity so they can be exported as a Timeline:
+///
+/// @code{.cpp}
+/// dualrt::Trace trace;
+/// auto region = trace.begin(upload_queue, "upload 0", "upload");
+/// upload_queue.copy(buffer, host);
+/// trace.end(region);
+/// ...
+/// trace.timeline().write_svg("overlap.svg");
+/// @endcode
+///
+/// begin/end record timed events on the queue (Queue::record), so a region covers exactly the
+/// device work enqueued on that queue between the two calls. Tracks are named after the order in
+/// which queues first appear ("queue 0", ...) unless named with name_track. All queues of one
+/// Trace must belong to one device. Thread-safe.
 class Trace {
 public:
+    /// A region begun with begin(), to pass to end().
     struct Region {
-        std::size_t index = static_cast<std::size_t>(-1);  // internal: which span
+        std::size_t index = static_cast<std::size_t>(-1);  ///< internal: which span
     };
 
-    Trace() = default;
-    Trace(const Trace&) = delete;
-    Trace& operator=(const Trace&) = delete;
+    Trace() = default;  ///< an empty trace: no tracks, no regions
+    Trace(const Trace&) = delete;             ///< not copyable (it holds pending events)
+    Trace& operator=(const Trace&) = delete;  ///< not copyable (it holds pending events)
 
+    /// Names the track of `queue` (added if not seen yet) in the exported timeline.
     void name_track(const Queue& queue, std::string name);
+    /// Begins a region on `queue`: the span `name` of `category` (which colours the SVG) covers
+    /// the work enqueued on `queue` from now until end().
     Region begin(Queue& queue, std::string name, std::string category = {});
-    void end(Region region);  // on the queue begin() used
+    void end(Region region);  ///< on the queue begin() used
 
-    bool empty() const;
-    // Waits for every recorded event and resolves the spans. The origin (0 ms) is the earliest
-    // begin. Throws Errc::invalid_argument when a region was begun but not ended.
+    bool empty() const;  ///< whether no region has been begun
+    /// Waits for every recorded event and resolves the spans. The origin (0 ms) is the earliest
+    /// begin. Throws Errc::invalid_argument when a region was begun but not ended.
     Timeline timeline() const;
 
 private:
