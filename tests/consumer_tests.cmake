@@ -4,6 +4,7 @@
 #                        device; .cu kernels compiled by nvcc when the CUDA Toolkit is found
 #   consumer.cmake.nvrtc the same with the CUDA Toolkit hidden: .cu kernels go to NVRTC at run time
 #   consumer.pkgconfig   tests/consumer/pkg-config built with pkg-config's flags alone
+#   docs.readme_example  the README's example, built the same way
 set(DUALRT_TEST_PREFIX ${PROJECT_BINARY_DIR}/test-install)
 add_test(NAME install.tree
          COMMAND ${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --prefix ${DUALRT_TEST_PREFIX}
@@ -37,16 +38,24 @@ endif()
 
 find_program(DUALRT_PKG_CONFIG NAMES pkgconf pkg-config)
 if(DUALRT_PKG_CONFIG)
-  add_test(NAME consumer.pkgconfig
-           COMMAND ${CMAKE_COMMAND} -DPREFIX=${DUALRT_TEST_PREFIX}
-                   -DBINARY_DIR=${PROJECT_BINARY_DIR}/tests/consumer.pkgconfig
-                   -DCXX_COMPILER=${CMAKE_CXX_COMPILER} -DPKG_CONFIG=${DUALRT_PKG_CONFIG}
-                   -DVERSION=${PROJECT_VERSION}
-                   -P ${consumer_dir}/run_pkgconfig_consumer.cmake)
-  set_tests_properties(consumer.pkgconfig PROPERTIES FIXTURES_REQUIRED dualrt_installed
-                       SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 300)
+  # consumer.pkgconfig: tests/consumer/pkg-config/main.cpp; docs.readme_example: the README's.
+  foreach(name_source IN ITEMS "consumer.pkgconfig|${consumer_dir}/pkg-config/main.cpp"
+                               "docs.readme_example|${PROJECT_SOURCE_DIR}/README.md")
+    string(REPLACE "|" ";" name_source "${name_source}")
+    list(GET name_source 0 name)
+    list(GET name_source 1 source)
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_COMMAND} -DPREFIX=${DUALRT_TEST_PREFIX}
+                     -DBINARY_DIR=${PROJECT_BINARY_DIR}/tests/${name} -DSOURCE=${source}
+                     -DCXX_COMPILER=${CMAKE_CXX_COMPILER} -DPKG_CONFIG=${DUALRT_PKG_CONFIG}
+                     -DVERSION=${PROJECT_VERSION}
+                     -P ${consumer_dir}/run_pkgconfig_consumer.cmake)
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED dualrt_installed
+                         SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 300)
+  endforeach()
 else()
-  message(WARNING "pkg-config not found: the consumer.pkgconfig test is not registered "
+  message(WARNING "pkg-config not found: the consumer.pkgconfig and docs.readme_example tests "
+                  "are not registered "
                   "(on Debian: apt-get install pkgconf)")
 endif()
 

@@ -248,6 +248,9 @@ TEST_CASE("sources: a kernel name that exists already is refused, and nothing is
             "    if (i < n) y[i] = a * x[i] + y[i];\n"
             "}\n"};
         CHECK_DUALRT_ERROR(Errc::invalid_argument, "'saxpy'", test::device().load_sources(clash));
+        // The message says where the existing kernel comes from.
+        CHECK_DUALRT_ERROR(Errc::invalid_argument, "a built-in kernel of kernels/c",
+                           test::device().load_sources(clash));
         CHECK_DUALRT_ERROR(Errc::invalid_argument, "test_sources builtin_clash",
                            test::device().load_sources(clash));
         CHECK_DUALRT_ERROR(Errc::not_found, "test_sources_partner",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine through the device tool, after tools/gpu-check.sh has built build-gpu:
 # the measuring samples (bandwidth, launch_cost, overlap) on CUDA and on each OpenCL device
-# named, each beside its native baseline in the same run. Tables go to stdout, CSV/JSON/SVG to
+# named, each beside its native baseline in the same run, and program_cache (cold vs cached
+# OpenCL builds) on each OpenCL device. Tables go to stdout, CSV/JSON/SVG to
 # $OUT/bench. Usage: tools/gpu-bench.sh [opencl-device-substring...]
 set -uo pipefail
 out=${OUT:-/tmp/dualrt-gpu}/bench
@@ -28,5 +29,8 @@ for backend_device in "cuda:" "${targets[@]/#/opencl:}"; do
   sample bandwidth "$backend" "$device" --sweep --zero-copy
   sample launch_cost "$backend" "$device"
   sample overlap "$backend" "$device" --trace "$out/overlap-$tag.json" --svg "$out/overlap-$tag.svg"
+done
+for device in "${targets[@]}"; do
+  sample program_cache opencl "$device"
 done
 exit $status

@@ -120,10 +120,14 @@ void KernelImpl::allow_dynamic_shared(std::size_t bytes) const {
     state_->shared_allowed = bytes;
 }
 
-bool ProgramCache::exists(const std::string& kernel) const {
-    return kernels_.count(kernel) != 0 ||
-           file_defining(dualrt_cuda_kernel_table(), kernel) != nullptr ||
-           dualrt::detail::find_user_kernel(Backend::cuda, kernel).has_value();
+std::string ProgramCache::origin_of(const std::string& kernel) const {
+    if (const auto* file = file_defining(dualrt_cuda_kernel_table(), kernel))
+        return std::string("a built-in kernel of kernels/cu/") + file->stem + ".cu";
+    if (const auto user = dualrt::detail::find_user_kernel(Backend::cuda, kernel))
+        return "a kernel of " + user->describe(Backend::cuda) + ", embedded at build time";
+    if (auto found = loaded_.find(kernel); found != loaded_.end())
+        return "loaded before from kernel source '" + found->second + "'";
+    return kernels_.count(kernel) != 0 ? "loaded before" : "";
 }
 
 void ProgramCache::load_module(const DeviceImpl& device, const std::string& origin,
@@ -216,11 +220,13 @@ std::vector<std::string> ProgramCache::load_source(const std::shared_ptr<DeviceI
     }
     const auto refuse_existing = [&] {
         for (const KernelSignature& signature : signatures) {
-            if (!exists(signature.name)) continue;
+            const std::string existing = origin_of(signature.name);
+            if (existing.empty()) continue;
             raise(Errc::invalid_argument, "Device::load_sources",
                   origin + " for " + device->describe(),
-                  "kernel '" + signature.name + "' already exists on this device (built in or "
-                  "loaded before); kernel names must be unique per device");
+                  "the source defines kernel '" + signature.name +
+                      "', which already exists on this device (" + existing +
+                      "); kernel names are unique per device, so rename it");
         }
     };
     {
@@ -237,7 +243,10 @@ std::vector<std::string> ProgramCache::load_source(const std::shared_ptr<DeviceI
     load_module(*device, origin, image.data(), signatures,
                 "NVRTC compiled it for this device, so the driver should accept it");
     std::vector<std::string> names;
-    for (const KernelSignature& signature : signatures) names.push_back(signature.name);
+    for (const KernelSignature& signature : signatures) {
+        loaded_.emplace(signature.name, name);
+        names.push_back(signature.name);
+    }
     return names;
 }
 

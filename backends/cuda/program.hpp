@@ -85,11 +85,15 @@ private:
     // kernel `name`. Throws Errc::not_found, or Errc::invalid_argument when both define it.
     // The mutex is held.
     void load_module_defining(const DeviceImpl& device, const std::string& name);
-    bool exists(const std::string& kernel) const;  // built in, or loaded; the mutex is held
+    // Where an existing kernel of this name comes from, for messages ("a built-in kernel of
+    // kernels/cu/saxpy.cu"), or "" when there is none. The mutex is held.
+    std::string origin_of(const std::string& kernel) const;
 
-    std::mutex mutex_;  // guards both members; held while a module loads (not while NVRTC runs)
+    std::mutex mutex_;  // guards the members below; held while a module loads (not while NVRTC
+                        // runs for load_source)
     std::vector<CUmodule> modules_;
     std::map<std::string, std::shared_ptr<KernelState>> kernels_;  // by kernel name
+    std::map<std::string, std::string> loaded_;  // source name by kernel name, for load_source
 };
 
 }  // namespace dualrt::cuda

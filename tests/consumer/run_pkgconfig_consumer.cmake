@@ -1,9 +1,24 @@
-# cmake -P: builds pkg-config/main.cpp with the compiler alone and the flags
+# cmake -P: builds a program with the compiler alone and the flags
 # `pkg-config --cflags --libs dualrt` gives for an installed dualrt, then runs it. Variables:
 #   PREFIX, BINARY_DIR, CXX_COMPILER, PKG_CONFIG, VERSION (the dualrt version expected)
+#   SOURCE   the program: a .cpp file, or a Markdown file whose first ```cpp block is the
+#            program (the README's example, so that it cannot silently stop compiling)
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE ${BINARY_DIR})
 file(MAKE_DIRECTORY ${BINARY_DIR})
+if(SOURCE MATCHES "\\.md$")
+  file(READ ${SOURCE} markdown)
+  string(FIND "${markdown}" "```cpp\n" start)
+  if(start EQUAL -1)
+    message(FATAL_ERROR "${SOURCE} has no ```cpp block")
+  endif()
+  math(EXPR start "${start} + 7")
+  string(SUBSTRING "${markdown}" ${start} -1 rest)
+  string(FIND "${rest}" "```" end)
+  string(SUBSTRING "${rest}" 0 ${end} code)
+  set(SOURCE ${BINARY_DIR}/example.cpp)
+  file(WRITE ${SOURCE} "${code}")
+endif()
 set(ENV{PKG_CONFIG_PATH} ${PREFIX}/lib/pkgconfig)
 
 function(query out_var)
@@ -26,9 +41,9 @@ separate_arguments(cflags UNIX_COMMAND "${cflags}")
 separate_arguments(libs UNIX_COMMAND "${libs}")
 message("pkg-config: ${cflags} ${libs}")
 
-set(program ${BINARY_DIR}/pkgconfig_consumer)
+set(program ${BINARY_DIR}/program)
 execute_process(COMMAND ${CXX_COMPILER} -std=c++17 ${cflags}
-                        ${CMAKE_CURRENT_LIST_DIR}/pkg-config/main.cpp ${libs}
+                        ${SOURCE} ${libs}
                         -Wl,-rpath,${libdir} -o ${program}
                 RESULT_VARIABLE result ERROR_VARIABLE err)
 if(NOT result EQUAL 0)
@@ -38,7 +53,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DUALRT_PLUGIN_PATH ${pro
                 RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(result EQUAL 77)
-  message("SKIPPED: the pkg-config consumer found no device")
+  message("SKIPPED: ${SOURCE} found no device")
 elseif(NOT result EQUAL 0)
-  message(FATAL_ERROR "the pkg-config consumer failed (exit ${result})")
+  message(FATAL_ERROR "${SOURCE} failed (exit ${result})")
 endif()
