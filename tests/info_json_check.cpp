@@ -203,7 +203,7 @@ void check_document(Checker& c, const json& doc) {
         c.object(error, "error", {{"errc", Kind::string}, {"message", Kind::string}}))
         c.one_of(at(error, "errc"), "error.errc",
                  {"invalid_argument", "out_of_range", "not_found", "unavailable", "out_of_memory",
-                  "compile_error", "backend_failure", "io_error", "other"});
+                  "compile_error", "backend_failure", "io_error", "device_lost", "other"});
     if (error.is_null()) {
         if (!at(selection, "selected").is_object())
             c.problem("neither a selected device nor an error");

@@ -3,7 +3,7 @@
 # builds with the carried Debian packages (warnings as errors, g++ 13 / CMake 4 there), prints
 # what dualrt sees, runs the whole CTest suite with DUALRT_BACKEND=cuda and with
 # DUALRT_BACKEND=opencl on each OpenCL device named, runs the CUDA suite under
-# compute-sanitizer's memcheck, and DUALRT_SYNC=1 runs of both backends.
+# compute-sanitizer's memcheck, racecheck and synccheck, and DUALRT_SYNC=1 runs of both backends.
 # Logs go to $OUT (or /tmp/dualrt-gpu). Usage: tools/gpu-check.sh [opencl-device-substring...]
 set -uo pipefail
 out=${OUT:-/tmp/dualrt-gpu}
@@ -62,4 +62,11 @@ TAIL=6 run memcheck-cuda env DUALRT_BACKEND=cuda compute-sanitizer --tool memche
 TAIL=6 run memcheck-cuda-oom env DUALRT_BACKEND=cuda compute-sanitizer --tool memcheck \
   --report-api-errors no --error-exitcode 1 --leak-check full "$build/bin/dualrt_conformance" \
   --test-case="$oom"
+# racecheck (shared-memory hazards) and synccheck (barrier misuse) over the CUDA suite, except the
+# out-of-memory case, which provokes a failing driver call on purpose.
+TAIL=4 run racecheck-cuda env DUALRT_BACKEND=cuda compute-sanitizer --tool racecheck \
+  --racecheck-report hazard --error-exitcode 1 "$build/bin/dualrt_conformance" \
+  --test-case-exclude="$oom"
+TAIL=4 run synccheck-cuda env DUALRT_BACKEND=cuda compute-sanitizer --tool synccheck \
+  --error-exitcode 1 "$build/bin/dualrt_conformance" --test-case-exclude="$oom"
 exit $status

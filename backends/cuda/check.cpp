@@ -48,6 +48,7 @@ bool poisons_context(CUresult code) {
     case CUDA_ERROR_LAUNCH_FAILED:
     case CUDA_ERROR_ASSERT:
     case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
         return true;
     default:
         return false;
@@ -91,6 +92,7 @@ void raise_cu_error(CUresult code, const char* call, std::string context, const 
     info.detail = description(code) + " (called at " + short_file(file) + ":" +
                   std::to_string(line) + ")";
     if (poisons_context(code)) {
+        info.errc = Errc::device_lost;
         info.detail +=
             "; a kernel faulted, which leaves this device's CUDA context unusable: every later "
             "call on the device fails the same way until the process exits (run the program "

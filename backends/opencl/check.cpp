@@ -121,7 +121,16 @@ constexpr CodeName code_names[] = {
 // NVIDIA's OpenCL returns this undocumented code when a kernel accessed memory out of bounds.
 constexpr cl_int nvidia_illegal_access = -9999;
 
+// Codes a wait returns when a command failed on the device. Measured on NVIDIA's OpenCL (580,
+// H200): a kernel's wild write makes clWaitForEvents return -9999 and clFinish
+// CL_INVALID_COMMAND_QUEUE, and every later command on the device CL_OUT_OF_RESOURCES.
+bool command_failed(cl_int code) {
+    return code == nvidia_illegal_access || code == CL_INVALID_COMMAND_QUEUE ||
+           code == CL_OUT_OF_RESOURCES;
+}
+
 Errc errc_for(cl_int code, CallKind kind) {
+    if (kind == CallKind::synchronization && command_failed(code)) return Errc::device_lost;
     switch (code) {
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
     case CL_OUT_OF_HOST_MEMORY:
@@ -181,7 +190,14 @@ void raise_cl_error(const cl::Error& error, const char* call, std::string contex
     info.detail = std::string(error.what()) + " (called at " + short_file(file) + ":" +
                   std::to_string(line) + ")";
     if (code == nvidia_illegal_access) {
+        info.errc = Errc::device_lost;
         info.detail += "; NVIDIA reports -9999 when a kernel reads or writes outside a buffer";
+    }
+    if (info.errc == Errc::device_lost) {
+        info.detail += "; a command failed on the device, most often a kernel that read or wrote "
+                       "outside a buffer: NVIDIA's driver then fails every later command on the "
+                       "device (run the program with DUALRT_SYNC=1, or its CUDA twin under "
+                       "compute-sanitizer, to find the faulting access)";
     }
     if (const auto* build = dynamic_cast<const cl::BuildError*>(&error)) {
         info.detail += "\nbuild log:\n" + build_logs(*build);

@@ -12,7 +12,10 @@ namespace dualrt::opencl {
 
 // Whether a failing call allocates memory: there, CL_OUT_OF_RESOURCES and CL_INVALID_BUFFER_SIZE
 // also mean "out of memory". Elsewhere CL_OUT_OF_RESOURCES usually means a kernel fault.
-enum class CallKind { other, allocation };
+// What a failing call was doing, which decides the Errc of some codes: out-of-resources while
+// allocating is out_of_memory; while waiting for work (clFinish, clWaitForEvents) it, an
+// invalidated queue or NVIDIA's -9999 mean a command failed on the device: device_lost.
+enum class CallKind { other, allocation, synchronization };
 
 // "CL_INVALID_VALUE" for -30, "CL_PLATFORM_NOT_FOUND_KHR" for -1001, ... and
 // "unknown OpenCL error" for codes no specification or extension defines. Never throws.
@@ -40,6 +43,11 @@ void log_cl_failure(const char* what, const char* call, const char* file, int li
 // Errc::out_of_memory.
 #define CL_CHECK_ALLOC(expr, context) \
     DUALRT_CL_CHECK_KIND(expr, context, ::dualrt::opencl::CallKind::allocation)
+
+// CL_CHECK for calls that wait for work on the device (clFinish): a failed command is
+// Errc::device_lost.
+#define CL_CHECK_SYNC(expr, context) \
+    DUALRT_CL_CHECK_KIND(expr, context, ::dualrt::opencl::CallKind::synchronization)
 
 #define DUALRT_CL_CHECK_KIND(expr, context, kind)                                               \
     ([&]() -> decltype(auto) {                                                                  \

@@ -27,7 +27,8 @@ std::string EventImpl::describe() const {
 
 void EventImpl::raise_failed_command(cl_int status) const {
     ErrorInfo info;
-    info.errc = Errc::backend_failure;
+    // A command that failed while running: a fault on the device, as for a failed wait.
+    info.errc = Errc::device_lost;
     info.backend = "opencl";
     info.call = "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)";
     info.code = status;
@@ -60,7 +61,8 @@ void EventImpl::wait() {
                 CL_CHECK(event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), describe());
             if (status < 0) raise_failed_command(status);
         }
-        raise_cl_error(error, "event_.wait()", describe(), __FILE__, __LINE__, CallKind::other);
+        raise_cl_error(error, "event_.wait()", describe(), __FILE__, __LINE__,
+                       CallKind::synchronization);
     }
 }
 

@@ -67,9 +67,9 @@ void fill_with(const cl::CommandQueue& queue, const cl::Buffer& buffer, const vo
 
 // clEnqueueFillBuffer with a pattern of pattern_size bytes (a power of two up to 128, checked by
 // the core). CLHPP takes the pattern's size from its type, hence one instantiation per size.
-void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const void* pattern,
-                  std::size_t pattern_size, std::size_t offset, std::size_t bytes,
-                  cl::Event* event) {
+void enqueue_fill_piece(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                        const void* pattern, std::size_t pattern_size, std::size_t offset,
+                        std::size_t bytes, cl::Event* event) {
     switch (pattern_size) {
     case 1: return fill_with<1>(queue, buffer, pattern, offset, bytes, event);
     case 2: return fill_with<2>(queue, buffer, pattern, offset, bytes, event);
@@ -81,6 +81,22 @@ void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const
     case 128: return fill_with<128>(queue, buffer, pattern, offset, bytes, event);
     default: throw cl::Error(CL_INVALID_VALUE, "clEnqueueFillBuffer");
     }
+}
+
+// NVIDIA's OpenCL (580, H200) faults with -9999 when a 1-byte-pattern clEnqueueFillBuffer reaches
+// past 2 GiB of its buffer, whether in one call or in 1 GiB pieces: an index of 32 bits inside the
+// driver, counting pattern elements. So the pattern is widened, repeated up to 128 bytes as far as
+// the offset and size allow, which keeps the element count of any buffer below 2^31 (128-byte
+// elements reach 256 GiB). The filled bytes are the same.
+void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const void* pattern,
+                  std::size_t pattern_size, std::size_t offset, std::size_t bytes,
+                  cl::Event* event) {
+    std::size_t width = pattern_size;
+    while (width < 128 && offset % (2 * width) == 0 && bytes % (2 * width) == 0) width *= 2;
+    std::array<unsigned char, 128> wide{};
+    for (std::size_t at = 0; at < width; at += pattern_size)
+        std::memcpy(wide.data() + at, pattern, pattern_size);
+    enqueue_fill_piece(queue, buffer, wide.data(), width, offset, bytes, event);
 }
 
 // The buffers a launch's arguments name, kept alive until the launch is enqueued: the sub-buffer
@@ -338,7 +354,7 @@ void QueueImpl::finish() {
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
     }
-    CL_CHECK(queue_.finish(), describe("finishing"));
+    CL_CHECK_SYNC(queue_.finish(), describe("finishing"));
 }
 
 NativeHandle QueueImpl::native_handle() const {

@@ -40,6 +40,7 @@ const char* to_string(Errc errc) noexcept {
         case Errc::compile_error: return "compile_error";
         case Errc::backend_failure: return "backend_failure";
         case Errc::io_error: return "io_error";
+        case Errc::device_lost: return "device_lost";
     }
     return "unknown";
 }

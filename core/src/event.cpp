@@ -2,6 +2,7 @@
 
 #include "backend/backend.hpp"
 #include "errors.hpp"
+#include "fault_journal.hpp"
 
 namespace dualrt {
 
@@ -9,12 +10,12 @@ Event::Event(std::shared_ptr<backend::EventImpl> impl) : impl_(std::move(impl)) 
 
 void Event::wait() const {
     if (!impl_) detail::raise_argument("Event::wait", "the Event is empty");
-    impl_->wait();
+    detail::reporting_faults(impl_->device(), [&] { impl_->wait(); });
 }
 
 bool Event::is_complete() const {
     if (!impl_) detail::raise_argument("Event::is_complete", "the Event is empty");
-    return impl_->is_complete();
+    return detail::reporting_faults(impl_->device(), [&] { return impl_->is_complete(); });
 }
 
 double Event::elapsed_ms(const Event& start, const Event& end) {
@@ -32,9 +33,11 @@ double Event::elapsed_ms(const Event& start, const Event& end) {
                                    " event carries no timestamp: time device work between "
                                    "events from Queue::record(), not the events that copies, "
                                    "fills and launches return");
-    start.impl_->wait();
-    end.impl_->wait();
-    return end.impl_->elapsed_ms_since(*start.impl_);
+    return detail::reporting_faults(start.impl_->device(), [&] {
+        start.impl_->wait();
+        end.impl_->wait();
+        return end.impl_->elapsed_ms_since(*start.impl_);
+    });
 }
 
 NativeHandle Event::native_handle() const {

@@ -5,6 +5,7 @@
 
 #include "backend/backend.hpp"
 #include "errors.hpp"
+#include "fault_journal.hpp"
 #include "launch_check.hpp"
 #include "log.hpp"
 #include "staged_copy.hpp"
@@ -57,11 +58,16 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
                                               device_->info().name + "'");
 }
 
-Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event) {
+Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync) {
     if (sync_after_every_enqueue()) {
-        impl_->finish();
-        event->wait();  // reports the failed command's own status where the backend knows it
+        detail::reporting_faults(*device_, [&] {
+            impl_->finish();
+            event->wait();  // reports the failed command's own status where the backend knows it
+        });
+        sync = Sync::blocking;
     }
+    // The in-order queue has done everything enqueued before: no kernel of it is in flight.
+    if (sync == Sync::blocking) detail::journal_queue_done(*device_, impl_.get());
     return Event(std::move(event));
 }
 
@@ -78,11 +84,17 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
     if (bytes == 0) return record();
     if (src == nullptr) detail::raise_argument(op, "the source pointer is null");
     if (host == HostMemory::pageable && detail::worth_staging(bytes)) {
-        if (auto staged = detail::staged_write(device_, *impl_, *dst.impl(), dst.offset_bytes(),
-                                               src, bytes, sync))
-            return after_enqueue(std::move(staged));
+        auto staged = detail::reporting_faults(*device_, [&] {
+            return detail::staged_write(device_, *impl_, *dst.impl(), dst.offset_bytes(), src,
+                                        bytes, sync);
+        });
+        if (staged) return after_enqueue(std::move(staged), sync);
     }
-    return after_enqueue(impl_->copy_to_device(*dst.impl(), dst.offset_bytes(), src, bytes, sync));
+    return after_enqueue(detail::reporting_faults(*device_, [&] {
+                             return impl_->copy_to_device(*dst.impl(), dst.offset_bytes(), src,
+                                                          bytes, sync);
+                         }),
+                         sync);
 }
 
 Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std::size_t elem_size,
@@ -98,11 +110,17 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
     if (bytes == 0) return record();
     if (dst == nullptr) detail::raise_argument(op, "the destination pointer is null");
     if (host == HostMemory::pageable && detail::worth_staging(bytes)) {
-        if (auto staged = detail::staged_read(device_, *impl_, dst, *src.impl(),
-                                              src.offset_bytes(), bytes, sync))
-            return after_enqueue(std::move(staged));
+        auto staged = detail::reporting_faults(*device_, [&] {
+            return detail::staged_read(device_, *impl_, dst, *src.impl(), src.offset_bytes(),
+                                       bytes, sync);
+        });
+        if (staged) return after_enqueue(std::move(staged), sync);
     }
-    return after_enqueue(impl_->copy_to_host(dst, *src.impl(), src.offset_bytes(), bytes, sync));
+    return after_enqueue(detail::reporting_faults(*device_, [&] {
+                             return impl_->copy_to_host(dst, *src.impl(), src.offset_bytes(),
+                                                        bytes, sync);
+                         }),
+                         sync);
 }
 
 Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_t elem_size,
@@ -121,8 +139,12 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
                          src.offset_bytes() < dst.offset_bytes() + dst.bytes();
     if (overlap)
         detail::raise_argument(op, "the source and destination ranges of one buffer overlap");
-    return after_enqueue(impl_->copy_device(*dst.impl(), dst.offset_bytes(), *src.impl(),
-                                            src.offset_bytes(), src.bytes(), sync));
+    return after_enqueue(detail::reporting_faults(*device_, [&] {
+                             return impl_->copy_device(*dst.impl(), dst.offset_bytes(),
+                                                       *src.impl(), src.offset_bytes(),
+                                                       src.bytes(), sync);
+                         }),
+                         sync);
 }
 
 Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t pattern_size,
@@ -139,8 +161,11 @@ Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t 
                                        ", not a multiple of the " + std::to_string(pattern_size) +
                                        "-byte element");
     if (dst.bytes() == 0) return record();
-    return after_enqueue(
-        impl_->fill(*dst.impl(), dst.offset_bytes(), dst.bytes(), pattern, pattern_size, sync));
+    return after_enqueue(detail::reporting_faults(*device_, [&] {
+                             return impl_->fill(*dst.impl(), dst.offset_bytes(), dst.bytes(),
+                                                pattern, pattern_size, sync);
+                         }),
+                         sync);
 }
 
 Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
@@ -154,12 +179,15 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
                                    "', but this queue runs on '" + device_->info().name + "'");
     const auto geometry = detail::launch_geometry(impl, global, local, device_->info());
     const auto checked = detail::checked_arguments(impl, std::move(args), *device_);
-    return after_enqueue(impl_->launch(impl, geometry, checked));
+    auto event = detail::reporting_faults(*device_,
+                                          [&] { return impl_->launch(impl, geometry, checked); });
+    detail::journal_launch(*device_, impl_.get(), impl.name());
+    return after_enqueue(std::move(event), Sync::async);
 }
 
 Event Queue::record() {
     require_valid("Queue::record");
-    return Event(impl_->record());
+    return Event(detail::reporting_faults(*device_, [&] { return impl_->record(); }));
 }
 
 void Queue::wait(const Event& event) {
@@ -170,12 +198,13 @@ void Queue::wait(const Event& event) {
                                                   event.impl()->device().info().name +
                                                   "', but this queue runs on '" +
                                                   device_->info().name + "'");
-    impl_->wait_for(*event.impl());
+    detail::reporting_faults(*device_, [&] { impl_->wait_for(*event.impl()); });
 }
 
 void Queue::finish() {
     require_valid("Queue::finish");
-    impl_->finish();
+    detail::reporting_faults(*device_, [&] { impl_->finish(); });
+    detail::journal_queue_done(*device_, impl_.get());
 }
 
 NativeHandle Queue::native_handle() const {

@@ -18,7 +18,11 @@ enum class Errc {
     out_of_memory,     ///< device or pinned host memory exhausted
     compile_error,     ///< a kernel source failed to build; the message holds the full log
     backend_failure,   ///< any other failing CUDA/OpenCL call
-    io_error,          ///< a file could not be written or read (trace export)
+    io_error,          ///< a file could not be written or read (trace export, kernel files)
+    /// a kernel faulted (an illegal address, a trap) or the device failed: its CUDA context or
+    /// OpenCL queue is unusable, and every later call on the device fails the same way until the
+    /// process exits. The message names the kernels that may have faulted.
+    device_lost,
 };
 
 /// The value's name as written in the enum, such as "invalid_argument".
@@ -64,6 +68,8 @@ public:
     const std::string& context() const noexcept { return info_.context; }
     /// Free text: what was expected, what exists, a build log.
     const std::string& detail() const noexcept { return info_.detail; }
+    /// All of the above, e.g. to rethrow with more detail.
+    const ErrorInfo& info() const noexcept { return info_; }
 
 private:
     ErrorInfo info_;

@@ -137,7 +137,7 @@ private:
     void require_valid(const char* operation) const;
     void require_same_device(const char* operation, const BufferView& buffer,
                              const char* role) const;
-    Event after_enqueue(std::shared_ptr<backend::EventImpl> event);
+    Event after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync);
 
     std::shared_ptr<backend::QueueImpl> impl_;
     std::shared_ptr<backend::DeviceImpl> device_;

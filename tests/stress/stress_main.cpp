@@ -1,0 +1,105 @@
+// The stress suite's main, the twin of tests/conformance_main.cpp: chooses the device from
+// DUALRT_BACKEND / DUALRT_DEVICE (CTest runs this program once per backend), reads the seed and
+// the duration, then runs every test case on that device. A backend that cannot be used here is
+// a skip with its reason (exit code 77, SKIP_RETURN_CODE in CTest), never a pass.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include "stress.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <unistd.h>
+
+namespace {
+
+dualrt::Device& selected() {
+    static dualrt::Device device;
+    return device;
+}
+
+std::uint32_t chosen_seed = 0;
+double chosen_seconds = 3.0;
+
+// The whole of `text` as a number of the given kind, or nothing (so "3s" or "" is an error,
+// never a silent default).
+std::optional<unsigned long> parse_unsigned(const char* text) {
+    if (text == nullptr || *text == '\0' || *text == '-') return std::nullopt;
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(text, &end, 0);
+    if (errno != 0 || *end != '\0' || value > 0xFFFFFFFFul) return std::nullopt;
+    return value;
+}
+std::optional<double> parse_seconds(const char* text) {
+    if (text == nullptr || *text == '\0') return std::nullopt;
+    errno = 0;
+    char* end = nullptr;
+    const double value = std::strtod(text, &end);
+    // A bounded test must stay bounded: at most an hour, and CTest's TIMEOUT is 300 s anyway.
+    if (errno != 0 || *end != '\0' || !(value >= 0.0 && value <= 3600.0)) return std::nullopt;
+    return value;
+}
+
+}  // namespace
+
+const dualrt::Device& test::device() { return selected(); }
+std::uint32_t stress::seed() { return chosen_seed; }
+double stress::seconds() { return chosen_seconds; }
+
+std::size_t stress::rss_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::size_t total_pages = 0, resident_pages = 0;
+    if (!(statm >> total_pages >> resident_pages)) return 0;
+    return resident_pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+int main(int argc, char** argv) {
+    if (const char* text = std::getenv("DUALRT_STRESS_SEED")) {
+        const auto value = parse_unsigned(text);
+        if (!value) {
+            std::fprintf(stderr, "DUALRT_STRESS_SEED='%s' is not a seed; expected an unsigned "
+                                 "32-bit number\n", text);
+            return 2;
+        }
+        chosen_seed = static_cast<std::uint32_t>(*value);
+    } else {
+        chosen_seed = std::random_device{}();
+    }
+    if (const char* text = std::getenv("DUALRT_STRESS_SECONDS")) {
+        const auto value = parse_seconds(text);
+        if (!value) {
+            std::fprintf(stderr, "DUALRT_STRESS_SECONDS='%s' is not a duration; expected seconds "
+                                 "from 0 to 3600, such as 3 or 0.5\n", text);
+            return 2;
+        }
+        chosen_seconds = *value;
+    }
+
+    const auto selection = dualrt::Selection::from_environment();
+    try {
+        selected() = dualrt::select(selection);
+    } catch (const dualrt::Error& e) {
+        if (e.errc() == dualrt::Errc::unavailable) {
+            std::printf("SKIPPED: %s: %s\n", selection.backend.c_str(), e.what());
+            return 77;
+        }
+        std::fprintf(stderr, "cannot select a device for %s=%s %s=%s: %s\n", dualrt::env_backend,
+                     selection.backend.c_str(), dualrt::env_device, selection.device.c_str(),
+                     e.what());
+        return 1;
+    }
+    const auto& info = selected().info();
+    std::printf("dualrt stress on %s device %d '%s' (platform '%s', %s): seed %u "
+                "(DUALRT_STRESS_SEED=%u replays it), %g s per timed test\n",
+                dualrt::to_string(info.backend), info.index, info.name.c_str(),
+                info.platform.c_str(), dualrt::to_string(info.type), chosen_seed, chosen_seed,
+                chosen_seconds);
+    std::fflush(stdout);
+
+    doctest::Context context(argc, argv);
+    const int result = context.run();
+    selected() = dualrt::Device();  // release the device before the library's statics go
+    return result;
+}
