@@ -18,6 +18,14 @@ include(CMakePackageConfigHelpers)
 set(DUALRT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/dualrt)
 set(DUALRT_INSTALL_MODULEDIR ${CMAKE_INSTALL_LIBDIR}/dualrt)
 
+# A sanitized build (cmake/Sanitizers.cmake) tells its users to link the sanitizer runtimes.
+set(DUALRT_PC_LINK_FLAGS "")
+if(DUALRT_SANITIZERS)
+  set_property(TARGET dualrt APPEND PROPERTY INTERFACE_LINK_OPTIONS ${DUALRT_SANITIZER_LINK_FLAGS})
+  list(JOIN DUALRT_SANITIZER_LINK_FLAGS " " DUALRT_PC_LINK_FLAGS)
+  string(APPEND DUALRT_PC_LINK_FLAGS " ")
+endif()
+
 install(TARGETS dualrt EXPORT dualrtTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

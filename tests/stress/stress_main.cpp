@@ -12,6 +12,9 @@
 #include <optional>
 #include <unistd.h>
 
+#include <csignal>
+#include <execinfo.h>
+
 namespace {
 
 dualrt::Device& selected() {
@@ -55,7 +58,21 @@ std::size_t stress::rss_bytes() {
     return resident_pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
+// A crash prints the stack (module+offset per frame; addr2line -e MODULE OFFSET names the line),
+// after doctest's own report: doctest restores this handler and raises the signal again.
+static void print_stack_and_die(int signal) {
+    void* frames[64];
+    const int count = ::backtrace(frames, 64);
+    static const char header[] = "stack at the crash:\n";
+    [[maybe_unused]] const auto written = ::write(STDERR_FILENO, header, sizeof header - 1);
+    ::backtrace_symbols_fd(frames, count, STDERR_FILENO);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+}
+
 int main(int argc, char** argv) {
+    std::signal(SIGSEGV, print_stack_and_die);
+    std::signal(SIGBUS, print_stack_and_die);
     if (const char* text = std::getenv("DUALRT_STRESS_SEED")) {
         const auto value = parse_unsigned(text);
         if (!value) {
