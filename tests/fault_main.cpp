@@ -4,34 +4,14 @@
 // there a wild write hits the host process itself, and exhausting the device's memory would
 // exhaust the host's.
 #define DOCTEST_CONFIG_IMPLEMENT
+#include "suite_device.hpp"
 #include "support.hpp"
 
 #include <cstdio>
 
-namespace {
-
-dualrt::Device& selected() {
-    static dualrt::Device device;
-    return device;
-}
-
-}  // namespace
-
-const dualrt::Device& test::device() { return selected(); }
-
 int main(int argc, char** argv) {
-    const auto selection = dualrt::Selection::from_environment();
-    try {
-        selected() = dualrt::select(selection);
-    } catch (const dualrt::Error& e) {
-        if (e.errc() == dualrt::Errc::unavailable) {
-            std::printf("SKIPPED: %s: %s\n", selection.backend.c_str(), e.what());
-            return 77;
-        }
-        std::fprintf(stderr, "cannot select a device: %s\n", e.what());
-        return 1;
-    }
-    const auto& info = selected().info();
+    if (const int status = test::select_suite_device(); status != 0) return status;
+    const auto& info = test::device().info();
     if (info.type == dualrt::DeviceType::cpu || info.shares_host_memory) {
         std::printf("SKIPPED: %s device '%s' works in the host's memory: a faulting kernel would "
                     "crash this process and exhausting its memory would exhaust the host's; the "
@@ -44,6 +24,6 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     doctest::Context context(argc, argv);
     const int result = context.run();
-    selected() = dualrt::Device();
+    test::suite_device() = dualrt::Device();  // released before the library's statics go
     return result;
 }

@@ -4,6 +4,7 @@
 // a skip with its reason (exit code 77, SKIP_RETURN_CODE in CTest), never a pass.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "stress.hpp"
+#include "../suite_device.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -16,11 +17,6 @@
 #include <execinfo.h>
 
 namespace {
-
-dualrt::Device& selected() {
-    static dualrt::Device device;
-    return device;
-}
 
 std::uint32_t chosen_seed = 0;
 double chosen_seconds = 3.0;
@@ -47,7 +43,6 @@ std::optional<double> parse_seconds(const char* text) {
 
 }  // namespace
 
-const dualrt::Device& test::device() { return selected(); }
 std::uint32_t stress::seed() { return chosen_seed; }
 double stress::seconds() { return chosen_seconds; }
 
@@ -94,20 +89,8 @@ int main(int argc, char** argv) {
         chosen_seconds = *value;
     }
 
-    const auto selection = dualrt::Selection::from_environment();
-    try {
-        selected() = dualrt::select(selection);
-    } catch (const dualrt::Error& e) {
-        if (e.errc() == dualrt::Errc::unavailable) {
-            std::printf("SKIPPED: %s: %s\n", selection.backend.c_str(), e.what());
-            return 77;
-        }
-        std::fprintf(stderr, "cannot select a device for %s=%s %s=%s: %s\n", dualrt::env_backend,
-                     selection.backend.c_str(), dualrt::env_device, selection.device.c_str(),
-                     e.what());
-        return 1;
-    }
-    const auto& info = selected().info();
+    if (const int status = test::select_suite_device(); status != 0) return status;
+    const auto& info = test::device().info();
     std::printf("dualrt stress on %s device %d '%s' (platform '%s', %s): seed %u "
                 "(DUALRT_STRESS_SEED=%u replays it), %g s per timed test\n",
                 dualrt::to_string(info.backend), info.index, info.name.c_str(),
@@ -117,6 +100,6 @@ int main(int argc, char** argv) {
 
     doctest::Context context(argc, argv);
     const int result = context.run();
-    selected() = dualrt::Device();  // release the device before the library's statics go
+    test::suite_device() = dualrt::Device();  // released before the library's statics go
     return result;
 }
