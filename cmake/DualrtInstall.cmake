@@ -38,7 +38,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/kernels/cu/dualrt_kernel.cuh
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dualrt/kernels)
 
 # Modules: nothing links them; they find libdualrt (already loaded by then) one folder up.
-foreach(module IN ITEMS dualrt_opencl dualrt_cuda dualrt_native_opencl dualrt_native_cuda)
+foreach(module IN ITEMS dualrt_opencl dualrt_cuda dualrt_native_opencl dualrt_native_cuda
+                       dualrt_vendor_cuda)
   if(TARGET ${module})
     set_target_properties(${module} PROPERTIES INSTALL_RPATH "$ORIGIN/..")
     install(TARGETS ${module} LIBRARY DESTINATION ${DUALRT_INSTALL_MODULEDIR})
@@ -47,7 +48,8 @@ endforeach()
 
 # Programs: libdualrt is in ../lib relative to bin/.
 file(RELATIVE_PATH bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-foreach(program IN ITEMS dualrt-info saxpy bandwidth launch_cost overlap program_cache)
+foreach(program IN ITEMS dualrt-info saxpy bandwidth launch_cost overlap program_cache
+                        reduce transpose matmul coalescing occupancy)
   if(TARGET ${program})
     set_target_properties(${program} PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
     install(TARGETS ${program} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
