@@ -5,8 +5,11 @@
 
 #include "backend/backend.hpp"
 
+#include <dualrt/error.hpp>
+
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +69,23 @@ public:
 private:
     std::shared_ptr<Buffer> buffer_;
     bool held_ = false;
+};
+
+// Pinned host memory, which on the fake backend is ordinary host memory.
+class HostBuffer final : public HostBufferImpl {
+public:
+    HostBuffer(std::shared_ptr<const Device> device, std::size_t bytes)
+        : device_(std::move(device)), data_(bytes) {}
+    const DeviceImpl& device() const override;
+    void* data() override { return data_.data(); }
+    std::size_t bytes() const override { return data_.size(); }
+    dualrt::NativeHandle native_handle() const override {
+        return reinterpret_cast<dualrt::NativeHandle>(data_.data());
+    }
+
+private:
+    std::shared_ptr<const Device> device_;
+    std::vector<unsigned char> data_;
 };
 
 class Queue final : public QueueImpl {
@@ -148,7 +168,23 @@ public:
     std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) override {
         return std::make_shared<Buffer>(shared_from_this(), bytes);
     }
-    std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t) override { return nullptr; }
+    // What pinning host memory does: by default the backend returns no buffer (as a backend
+    // without pinned memory would); tests of the staging fallbacks set a largest pinnable size,
+    // above which pinning fails with out_of_memory as cuMemHostAlloc does when the system
+    // refuses.
+    std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t bytes) override {
+        if (!pinnable_bytes) return nullptr;
+        if (bytes > *pinnable_bytes) {
+            dualrt::ErrorInfo error;
+            error.errc = dualrt::Errc::out_of_memory;
+            error.backend = "fake";
+            error.call = "create_host_buffer";
+            error.detail = "pinning " + std::to_string(bytes) + " B was refused";
+            throw dualrt::Error(std::move(error));
+        }
+        ++pinned_buffers;
+        return std::make_shared<HostBuffer>(shared_from_this(), bytes);
+    }
     std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override {
         return std::make_shared<MappedBuffer>(std::make_shared<Buffer>(shared_from_this(), bytes));
     }
@@ -164,12 +200,16 @@ public:
     dualrt::NativeHandle native_handle() const override { return 0; }
     dualrt::NativeHandle native_context() const override { return 0; }
 
+    std::optional<std::size_t> pinnable_bytes;
+    std::size_t pinned_buffers = 0;  // buffers create_host_buffer handed out
+
 private:
     dualrt::DeviceInfo info_;
 };
 
 inline const DeviceImpl& Event::device() const { return *device_; }
 inline const DeviceImpl& Buffer::device() const { return *device_; }
+inline const DeviceImpl& HostBuffer::device() const { return *device_; }
 inline const DeviceImpl& Queue::device() const { return *device_; }
 inline const DeviceImpl& Kernel::device() const { return *device_; }
 
