@@ -154,3 +154,30 @@ TEST_CASE("views: a kernel on a view at a 4-byte offset works or is refused clea
     CAPTURE(refused);
     CHECK(test::differences(out, expected) == "");
 }
+
+TEST_CASE("views: more distinct views as kernel arguments than a buffer keeps sub-buffers for") {
+    // OpenCL keeps the sub-buffers of a buffer's first 1024 distinct views and makes one per
+    // launch past that; every launch must still write its own view. 1100 views of 1024 floats
+    // apart (4096 bytes, a multiple of every sub-buffer alignment we know), each one element
+    // longer than the last, so that no two are the same view.
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    constexpr std::size_t views = 1100, stride = 1024;
+    auto q = test::device().create_queue();
+    auto buffer = test::device().alloc<float>(views * stride);
+    q.fill(buffer, 0.0f);
+    const auto fill = test::device().kernel("fill");
+    const float base = rnd.uniform(1.0f, 2.0f);
+    for (std::size_t v = 0; v < views; ++v) {
+        const std::size_t count = 1 + v % (stride - 1);
+        q.launch(fill, count, dualrt::Range{}, buffer.view(v * stride, count),
+                 base + static_cast<float>(v), static_cast<std::uint32_t>(count));
+    }
+    std::vector<float> out(views * stride, test::poison_float());
+    q.copy(out, buffer, dualrt::Sync::blocking);
+    std::vector<float> expected(views * stride, 0.0f);
+    for (std::size_t v = 0; v < views; ++v)
+        for (std::size_t i = 0; i < 1 + v % (stride - 1); ++i)
+            expected[v * stride + i] = base + static_cast<float>(v);
+    CHECK(test::differences(out, expected) == "");
+}

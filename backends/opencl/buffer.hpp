@@ -45,11 +45,15 @@ public:
     }
 
     // The memory object to pass as a kernel argument for the view [offset, offset + bytes): the
-    // allocation itself for the whole range, else a sub-buffer, created on first use and kept
-    // (at most max_cached_sub_buffers of them) so repeated launches reuse it. Throws
-    // Errc::invalid_argument when offset is not a multiple of the device's
+    // allocation itself for the whole range, else a sub-buffer. The sub-buffers of the first
+    // max_cached_sub_buffers distinct views are made on first use and kept for this object's
+    // life, so the reference returned stays valid as long as this object (a launch's arguments
+    // hold it) and a launch costs no retain or release. Past that, each call makes a sub-buffer
+    // into `overflow` and returns it; the caller keeps `overflow` until the launch is enqueued.
+    // Throws Errc::invalid_argument when offset is not a multiple of the device's
     // CL_DEVICE_MEM_BASE_ADDR_ALIGN. The range is valid (checked by the core).
-    cl::Buffer kernel_argument(std::size_t offset, std::size_t bytes);
+    const cl::Buffer& kernel_argument(std::size_t offset, std::size_t bytes,
+                                      cl::Buffer& overflow);
 
     // --- mapped host memory only ---
 
@@ -64,15 +68,19 @@ public:
 private:
     [[noreturn]] void raise_held_by_host() const;
 
-    // Sub-buffers past this count are dropped and re-created on demand. Dropping one is safe
-    // even while a kernel uses it: OpenCL keeps a memory object alive until its commands finish.
+    // Views kept as sub-buffers per allocation; others get a sub-buffer per launch. Cached
+    // sub-buffers are never dropped before the allocation: releasing sub-buffers while the
+    // driver still tracks launches that used them crashed NVIDIA's OpenCL (580) inside
+    // clReleaseMemObject in the stress suite's pipeline soak (docs/RELIABILITY.md).
     static constexpr std::size_t max_cached_sub_buffers = 1024;
 
     std::shared_ptr<DeviceImpl> device_;
     std::size_t bytes_;
     cl::Buffer buffer_;
     std::mutex sub_buffers_mutex_;
-    std::map<std::pair<std::size_t, std::size_t>, cl::Buffer> sub_buffers_;  // by (offset, bytes)
+    // By (offset, bytes). Never erased before destruction: std::map references stay valid as
+    // entries are added, which kernel_argument's callers rely on.
+    std::map<std::pair<std::size_t, std::size_t>, cl::Buffer> sub_buffers_;
     std::atomic<bool> host_claim_{false};
 };
 

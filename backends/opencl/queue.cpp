@@ -99,20 +99,17 @@ void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const
     enqueue_fill_piece(queue, buffer, wide.data(), width, offset, bytes, event);
 }
 
-// The buffers a launch's arguments name, kept alive until the launch is enqueued: the sub-buffer
-// made for a view may be the only reference to it, and clSetKernelArg does not retain it
-// (clEnqueueNDRangeKernel does). Launches of up to `inline_count` buffer arguments allocate
-// nothing: a launch is on the hot path.
-class KeptBuffers {
+// Sub-buffers made for one launch only (a buffer's views past its cache, see
+// BufferImpl::kernel_argument), kept alive until the launch is enqueued: each is the only
+// reference to its sub-buffer, and clSetKernelArg does not retain it (clEnqueueNDRangeKernel
+// does). Launches allocate nothing until a buffer's view cache is full: a launch is on the hot
+// path.
+class OverflowSubBuffers {
 public:
-    // Keeps `buffer` until this object dies; the reference is valid until the next keep().
-    const cl::Buffer& keep(cl::Buffer buffer) {
-        if (count_ < inline_count) {
-            inline_[count_] = std::move(buffer);
-            return inline_[count_++];
-        }
-        more_.push_back(std::move(buffer));
-        return more_.back();
+    // A slot that lives until this object dies, valid until the next call.
+    cl::Buffer& next() {
+        if (count_ < inline_count) return inline_[count_++];
+        return more_.emplace_back();
     }
 
 private:
@@ -274,7 +271,7 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
     const cl::NDRange global = nd_range(geometry.dims, geometry.global);
     const cl::NDRange local = nd_range(geometry.dims, geometry.local);
 
-    KeptBuffers views;  // declared before the lock: released after it
+    OverflowSubBuffers overflow;  // declared before the lock: released after it
     // The arguments of a launch are those set when it is enqueued, so the kernel's mutex is held
     // from the first clSetKernelArg to clEnqueueNDRangeKernel (the queue's mutex is taken inside
     // it, never the other way round).
@@ -285,13 +282,12 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
         switch (arg.kind) {
         case backend::ParamInfo::Kind::buffer: {
             BufferImpl& buffer = ours(*arg.buffer);
-            // A whole buffer is passed as is: `args` holds it for the call, and copying its
-            // cl::Buffer would cost a retain and a release per launch. A view needs its
-            // sub-buffer.
+            // A whole buffer is passed as is, a view as its sub-buffer; `args` holds the
+            // buffer for the call, so neither costs a retain and a release per launch.
             const bool whole = arg.offset == 0 && arg.bytes == buffer.bytes();
-            const cl::Buffer& value = whole ? buffer.cl_buffer()
-                                            : views.keep(buffer.kernel_argument(arg.offset,
-                                                                                arg.bytes));
+            const cl::Buffer& value =
+                whole ? buffer.cl_buffer()
+                      : buffer.kernel_argument(arg.offset, arg.bytes, overflow.next());
             CL_CHECK(state.kernel.setArg(index, value), arg_context(i));
             break;
         }
