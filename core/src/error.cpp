@@ -58,6 +58,11 @@ void raise_argument(const std::string& operation, const std::string& detail, Err
     throw Error(std::move(info));
 }
 
+std::string device_label(const DeviceInfo& info) {
+    return "'" + info.name + "' (" + to_string(info.backend) + " device " +
+           std::to_string(info.index) + ")";
+}
+
 std::string format_bytes(std::size_t bytes) {
     static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double value = static_cast<double>(bytes);

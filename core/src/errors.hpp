@@ -2,6 +2,7 @@
 #pragma once
 
 #include <dualrt/error.hpp>
+#include <dualrt/types.hpp>
 
 #include <cstddef>
 #include <string>
@@ -17,5 +18,9 @@ namespace dualrt::detail {
 
 // "4096 B", "1.5 MiB", ... for messages.
 std::string format_bytes(std::size_t bytes);
+
+// A device as messages name it: "'NVIDIA H200' (cuda device 0)". The backend and index tell
+// apart the CUDA and OpenCL views of one GPU, which share a name.
+std::string device_label(const DeviceInfo& info);
 
 }  // namespace dualrt::detail

@@ -72,15 +72,21 @@ std::string describe_param(std::size_t index, const backend::ParamInfo& param) {
 
 }  // namespace
 
+GroupLimit group_limit(const backend::KernelImpl& kernel, const DeviceInfo& device) {
+    // The kernel's own limit, where the backend knows one, is never above the device's.
+    GroupLimit limit;
+    limit.size = device.max_work_group_size;
+    const std::size_t kernel_limit = kernel.max_work_group_size();
+    limit.kernel_is_tighter = kernel_limit > 0 && (limit.size == 0 || kernel_limit < limit.size);
+    if (limit.kernel_is_tighter) limit.size = kernel_limit;
+    return limit;
+}
+
 backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel_impl,
                                         const Range& global, const Range& local,
                                         const DeviceInfo& device) {
     const std::string& kernel = kernel_impl.name();
-    // The kernel's own limit, where the backend knows one, is never above the device's.
-    std::size_t group_limit = device.max_work_group_size;
-    const std::size_t kernel_limit = kernel_impl.max_work_group_size();
-    const bool kernel_is_tighter = kernel_limit > 0 && (group_limit == 0 || kernel_limit < group_limit);
-    if (kernel_is_tighter) group_limit = kernel_limit;
+    const GroupLimit limit = group_limit(kernel_impl, device);
     if (global.dims() < 1 || global.dims() > 3)
         fail(kernel, "the global range is empty; expected 1 to 3 dimensions");
     for (int axis = 0; axis < global.dims(); ++axis)
@@ -94,7 +100,7 @@ backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel_impl,
 
     backend::LaunchGeometry geometry;
     geometry.dims = global.dims();
-    const auto chosen = local.dims() == 0 ? default_local(global.dims(), device, group_limit)
+    const auto chosen = local.dims() == 0 ? default_local(global.dims(), device, limit.size)
                                           : std::array<std::size_t, 3>{local[0], local[1], local[2]};
     for (int axis = 0; axis < 3; ++axis) {
         const auto i = static_cast<std::size_t>(axis);
@@ -109,10 +115,10 @@ backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel_impl,
         geometry.global[i] = (g + l - 1) / l * l;  // round up: kernels bounds-check
     }
     const std::size_t group = geometry.local[0] * geometry.local[1] * geometry.local[2];
-    if (group_limit > 0 && group > group_limit)
+    if (limit.size > 0 && group > limit.size)
         fail(kernel, "work-group of " + std::to_string(group) + " work-items (" + local.str() +
-                         ") exceeds the " + (kernel_is_tighter ? "kernel's" : "device's") +
-                         " maximum work-group size of " + std::to_string(group_limit));
+                         ") exceeds the " + limit.whose() + " maximum work-group size of " +
+                         std::to_string(limit.size));
     return geometry;
 }
 
@@ -145,9 +151,10 @@ std::vector<backend::KernelArg> checked_arguments(const backend::KernelImpl& ker
                 if (!arg.buffer.valid())
                     fail(kernel.name(), describe_param(i, param) + " is an empty Buffer");
                 if (&arg.buffer.impl()->device() != &device)
-                    fail(kernel.name(), describe_param(i, param) + " is a buffer of device '" +
-                                            arg.buffer.impl()->device().info().name +
-                                            "', but the queue runs on '" + device.info().name + "'");
+                    fail(kernel.name(),
+                         describe_param(i, param) + " is a buffer of device " +
+                             device_label(arg.buffer.impl()->device().info()) +
+                             ", but the queue runs on " + device_label(device.info()));
                 out_arg.kind = Kind::buffer;
                 out_arg.buffer = arg.buffer.impl();
                 out_arg.offset = arg.buffer.offset_bytes();

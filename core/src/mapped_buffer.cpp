@@ -76,9 +76,11 @@ HostAccessBase MappedBufferBase::host_turn(Queue& queue) const {
     const backend::DeviceImpl& owner = impl_->device();
     const backend::DeviceImpl& runs_on = queue.impl()->device();
     if (&owner != &runs_on)
-        detail::raise_argument(op, "the mapped buffer belongs to device '" + owner.info().name +
-                                       "', but the queue runs on '" + runs_on.info().name +
-                                       "'; the host's turn waits for a queue of the buffer's "
+        detail::raise_argument(op, "the mapped buffer belongs to device " +
+                                       detail::device_label(owner.info()) +
+                                       ", but the queue runs on " +
+                                       detail::device_label(runs_on.info()) +
+                                       "; the host's turn waits for a queue of the buffer's "
                                        "device");
     const auto already_held = [&] {
         detail::raise_argument(op, "the host already holds this mapped buffer of " +

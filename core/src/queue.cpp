@@ -52,10 +52,10 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
         detail::raise_argument(operation, std::string("the ") + role + " Buffer is empty");
     if (&buffer.impl()->device() != device_.get())
         detail::raise_argument(operation, std::string("the ") + role +
-                                              " buffer belongs to device '" +
-                                              buffer.impl()->device().info().name +
-                                              "', but this queue runs on '" +
-                                              device_->info().name + "'");
+                                              " buffer belongs to device " +
+                                              detail::device_label(buffer.impl()->device().info()) +
+                                              ", but this queue runs on " +
+                                              detail::device_label(device_->info()));
 }
 
 Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync) {
@@ -175,8 +175,10 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
     auto& impl = *kernel.impl();
     if (&impl.device() != device_.get())
         detail::raise_argument("Queue::launch('" + impl.name() + "')",
-                               "the kernel was made for device '" + impl.device().info().name +
-                                   "', but this queue runs on '" + device_->info().name + "'");
+                               "the kernel was made for device " +
+                                   detail::device_label(impl.device().info()) +
+                                   ", but this queue runs on " +
+                                   detail::device_label(device_->info()));
     const auto geometry = detail::launch_geometry(impl, global, local, device_->info());
     const auto checked = detail::checked_arguments(impl, std::move(args), *device_);
     auto event = detail::reporting_faults(*device_,
@@ -194,10 +196,11 @@ void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
     if (&event.impl()->device() != device_.get())
-        detail::raise_argument("Queue::wait", "the event belongs to device '" +
-                                                  event.impl()->device().info().name +
-                                                  "', but this queue runs on '" +
-                                                  device_->info().name + "'");
+        detail::raise_argument("Queue::wait",
+                               "the event belongs to device " +
+                                   detail::device_label(event.impl()->device().info()) +
+                                   ", but this queue runs on " +
+                                   detail::device_label(device_->info()));
     detail::reporting_faults(*device_, [&] { impl_->wait_for(*event.impl()); });
 }
 
