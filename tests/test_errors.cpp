@@ -180,6 +180,11 @@ TEST_CASE("errors: objects of another device are refused") {
     auto foreign = other.alloc<float>(4);
     std::vector<float> host(4);
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "belongs to device", q.copy(foreign, host));
+    // Named with backend and index: the CUDA and OpenCL views of one GPU share a name.
+    const std::string other_label = "'" + other.name() + "' (" +
+                                    dualrt::to_string(other.backend()) + " device " +
+                                    std::to_string(other.info().index) + ")";
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, other_label, q.copy(foreign, host));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "belongs to device",
                        q.copy(test::device().alloc<float>(4), foreign));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "belongs to device",
