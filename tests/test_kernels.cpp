@@ -196,3 +196,42 @@ TEST_CASE("kernels: group_reverse reverses each work-group's slice through local
     q.copy(out, buffer, dualrt::Sync::blocking);
     CHECK(test::differences(out, with_guard(expected, guard_value)) == "");
 }
+
+TEST_CASE("kernels: a buffer dropped while a kernel writes it is not reused under the kernel") {
+    // The last handle to `busy_buffer` goes while `busy` still runs on it. Were its memory
+    // handed out again at once, the allocations that follow could land on it and the kernel's
+    // writes would corrupt them. Each fresh buffer is filled behind the kernel on the same queue
+    // and checked after it; a second queue fills one more at once, racing with the kernel.
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    const std::size_t n = std::size_t{1} << 20;
+    auto q = test::device().create_queue();
+    auto other = test::device().create_queue();
+    {
+        auto busy_buffer = test::device().alloc<float>(n);
+        q.fill(busy_buffer, 1.0f);
+        // Long enough on a GPU to outlast the allocations below; short on a CPU device.
+        const bool gpu = test::device().info().type == dualrt::DeviceType::gpu;
+        q.launch(test::device().kernel("busy"), n, dualrt::Range{}, busy_buffer, u32(n),
+                 u32(gpu ? 20000 : 100));
+    }
+    const float value = rnd.uniform(2.0f, 3.0f);
+    std::vector<dualrt::Buffer<float>> fresh;
+    for (int i = 0; i < 4; ++i) {
+        fresh.push_back(test::device().alloc<float>(n));
+        q.fill(fresh.back(), value);
+    }
+    auto raced = test::device().alloc<float>(n);
+    other.fill(raced, value);
+    q.finish();
+    other.finish();
+    const std::vector<float> expected(n, value);
+    for (auto& buffer : fresh) {
+        std::vector<float> out(n, test::poison_float());
+        q.copy(out, buffer, dualrt::Sync::blocking);
+        CHECK(test::differences(out, expected) == "");
+    }
+    std::vector<float> out(n, test::poison_float());
+    q.copy(out, raced, dualrt::Sync::blocking);
+    CHECK(test::differences(out, expected) == "");
+}
