@@ -21,6 +21,9 @@ struct VendorTiming {
     int repetitions = 0;
 };
 
+// One call at a time: the calls share one stream, one pair of events and one cuBLAS handle. Each
+// call makes the device current on the calling thread (cudaSetDevice), as a runtime API program
+// does; dualrt pushes its own context around its calls, so the two do not disturb each other.
 class VendorBaseline {
 public:
     virtual ~VendorBaseline() = default;
@@ -30,7 +33,8 @@ public:
     // cub::DeviceReduce::Sum over `n` values copied from `host` to the device once, its temporary
     // storage allocated once outside the timing; `warmup` untimed calls, then `repetitions` timed
     // ones. `sum` receives the result of the last call (accumulated in the input's type, as CUB
-    // does) for the caller to check against its CPU reference.
+    // does) for the caller to check against its CPU reference. n >= 1, warmup >= 0 and
+    // repetitions >= 1, else Errc::invalid_argument.
     virtual VendorTiming reduce_sum(const float* host, std::size_t n, int warmup,
                                     int repetitions, float& sum) = 0;
     virtual VendorTiming reduce_sum(const std::int32_t* host, std::size_t n, int warmup,
@@ -38,14 +42,18 @@ public:
 
     // C = A * B with row-major A (m x k), B (k x n) and C (m x n), through cublasSgemm with
     // CUBLAS_PEDANTIC_MATH (strict fp32: no TF32, no reduced precision), copied from and back to
-    // the host around the timing. `c` receives the result of the last call.
+    // the host around the timing. `c` receives the result of the last call. m, n, k >= 1.
     virtual VendorTiming sgemm(int m, int n, int k, const float* a, const float* b, float* c,
                                int warmup, int repetitions) = 0;
 };
 
 // The vendor baseline for `device`, or nullptr with `why_not` set when there is none: the device
-// is not a CUDA device, this build had no nvcc or cuBLAS, or the module or a library it needs
-// cannot be loaded here. Errors of the libraries once loaded are thrown as dualrt::Error.
+// is not a CUDA device, this build had no nvcc, cuBLAS or CUB, the module is not in the folders
+// the native baselines are looked for in (module_search.hpp; DUALRT_PLUGIN_PATH adds some), a
+// library it needs cannot be loaded here (named, e.g. libcublas.so.13), or the CUDA runtime
+// cannot start (a driver older than the runtime). Errors of the libraries once loaded are thrown
+// as dualrt::Error naming the call, the code and the sizes (Errc::invalid_argument for bad
+// arguments). The baseline keeps nothing of `device`, which may go first.
 std::unique_ptr<VendorBaseline> load_vendor_baseline(const Device& device, std::string& why_not);
 
 }  // namespace dualrt::bench
