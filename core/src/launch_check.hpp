@@ -10,6 +10,16 @@
 
 namespace dualrt::detail {
 
+// The largest work-group a kernel may be launched with on its device: the kernel's own limit
+// where the backend knows one and it is tighter than the device's, else the device's (0: none
+// known). `kernel_is_tighter` says whose it is, for messages.
+struct GroupLimit {
+    std::size_t size = 0;
+    bool kernel_is_tighter = false;
+    const char* whose() const { return kernel_is_tighter ? "kernel's" : "device's"; }
+};
+GroupLimit group_limit(const backend::KernelImpl& kernel, const DeviceInfo& device);
+
 // Turns the user's ranges into backend geometry: checks dimensions and the device's and kernel's
 // limits, chooses a work-group size when `local` is Range{}, and rounds `global` up to a
 // multiple of it.
