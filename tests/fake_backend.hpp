@@ -146,7 +146,22 @@ public:
     const std::string& name() const override { return name_; }
     const std::vector<ParamInfo>& params() const override { return params_; }
     std::size_t max_work_group_size() const override { return 128; }
+    // What an OpenCL backend can say: limits known, occupancy unknown. Counts the calls, so
+    // tests can tell that the core's checks refused a bad value before the backend saw it.
+    dualrt::KernelOccupancy occupancy(std::size_t, std::size_t) const override {
+        ++backend_calls;
+        dualrt::KernelOccupancy out;
+        out.max_group_size = max_work_group_size();
+        out.preferred_multiple = 32;
+        return out;
+    }
+    std::size_t suggest_group_size(std::size_t) const override {
+        ++backend_calls;
+        return 64;
+    }
     dualrt::NativeHandle native_handle() const override { return 0; }
+
+    mutable int backend_calls = 0;  // occupancy() and suggest_group_size() calls that got here
 
 private:
     std::shared_ptr<const Device> device_;

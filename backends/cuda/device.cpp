@@ -102,6 +102,9 @@ DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version) : device_
         static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "the grid size")),
         static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "the grid size")),
         static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "the grid size"))};
+    warp_size_ = static_cast<std::size_t>(get(CU_DEVICE_ATTRIBUTE_WARP_SIZE, "the warp size"));
+    max_threads_per_sm_ = static_cast<std::size_t>(
+        get(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, "the threads per SM"));
     info_.copy_engines = get(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, "the copy engine count");
     // An integrated GPU (Tegra, Jetson) works in the host's own DRAM.
     info_.shares_host_memory = get(CU_DEVICE_ATTRIBUTE_INTEGRATED, "whether it is integrated") != 0;

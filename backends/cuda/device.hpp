@@ -55,12 +55,18 @@ public:
     int compute_capability() const { return compute_capability_; }
     // The largest grid, in blocks per dimension (gridDim limits).
     const std::array<std::size_t, 3>& max_grid() const { return max_grid_; }
+    // Threads per warp (32 on every NVIDIA GPU so far), and the most threads an SM holds at
+    // once: what Kernel::occupancy measures against.
+    std::size_t warp_size() const { return warp_size_; }
+    std::size_t max_threads_per_multiprocessor() const { return max_threads_per_sm_; }
 
 private:
     CUdevice device_;
     DeviceInfo info_;
     int compute_capability_ = 0;
     std::array<std::size_t, 3> max_grid_{0, 0, 0};
+    std::size_t warp_size_ = 0;
+    std::size_t max_threads_per_sm_ = 0;
 
     // Read on every call into the backend, so it is atomic: set once under context_mutex_,
     // released by ~DeviceImpl.

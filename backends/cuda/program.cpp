@@ -83,11 +83,17 @@ std::shared_ptr<KernelState> make_state(CUmodule module, const KernelSignature& 
     }
     CU_CHECK(found, context);
     check_param_sizes(state->function, *state, context);
-    int threads = 0;
-    CU_CHECK(cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                state->function),
-             context + ", reading its largest block");
-    state->max_work_group_size = static_cast<std::size_t>(threads);
+    const auto attribute = [&](CUfunction_attribute which, const char* what) {
+        int value = 0;
+        CU_CHECK(cuFuncGetAttribute(&value, which, state->function), context + ", reading " + what);
+        return static_cast<std::size_t>(value);
+    };
+    state->max_work_group_size =
+        attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "its largest block");
+    state->registers = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, "its registers per thread");
+    state->static_shared_bytes =
+        attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "its static shared memory");
+    state->local_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "its local memory");
     return state;
 }
 
@@ -108,6 +114,88 @@ const backend::DeviceImpl& KernelImpl::device() const { return *device_; }
 
 NativeHandle KernelImpl::native_handle() const {
     return reinterpret_cast<NativeHandle>(state_->function);
+}
+
+namespace {
+
+// Whether a block of `kernel` may use `dynamic` bytes of dynamic shared memory beside its static
+// ones: together at most the device's default per-block limit (48 KiB), which is what a dualrt
+// launch gets (the core holds local-memory arguments to it, and cuLaunchKernel refuses more
+// without an opt-in that OpenCL has no counterpart for).
+bool shared_fits(const KernelState& kernel, const DeviceImpl& device, std::size_t dynamic) {
+    return kernel.static_shared_bytes + dynamic <= device.info().local_memory_bytes;
+}
+
+std::string occupancy_context(const KernelState& kernel, const DeviceImpl& device,
+                              std::size_t local_bytes) {
+    return "kernel '" + kernel.name + "' on " + device.describe() + " with " +
+           detail::format_bytes(local_bytes) + " of dynamic shared memory per block";
+}
+
+}  // namespace
+
+KernelOccupancy KernelImpl::occupancy(std::size_t group_size, std::size_t local_bytes) const {
+    KernelOccupancy out;
+    out.max_group_size = state_->max_work_group_size;
+    out.preferred_multiple = device_->warp_size();
+    out.static_local_bytes = state_->static_shared_bytes;
+    out.private_bytes = state_->local_bytes;
+    out.registers_per_item = state_->registers;
+
+    int blocks = 0;
+    if (shared_fits(*state_, *device_, local_bytes)) {
+        ScopedContext current(device_->context());
+        // The core has checked group_size against the kernel's limit (at most 1024) and
+        // local_bytes against the 48 KiB per block, so both fit the driver's int and size_t.
+        CU_CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, state_->function,
+                                                             static_cast<int>(group_size),
+                                                             local_bytes),
+                 occupancy_context(*state_, *device_, local_bytes) + ", blocks of " +
+                     std::to_string(group_size) + " threads");
+    }
+    out.resident_groups = static_cast<std::size_t>(std::max(blocks, 0));
+
+    // An SM schedules whole warps: a block of 48 threads takes the room of 64. Counting warps
+    // is how NVIDIA defines occupancy, and it equals resident threads / max threads for block
+    // sizes that are multiples of the warp size.
+    const std::size_t max_threads = device_->max_threads_per_multiprocessor();
+    if (max_threads > 0) {
+        const std::size_t warp = std::max<std::size_t>(out.preferred_multiple, 1);
+        const std::size_t slots = (group_size + warp - 1) / warp * warp;
+        out.max_resident_items = max_threads;
+        out.occupancy = std::min(1.0, static_cast<double>(*out.resident_groups * slots) /
+                                          static_cast<double>(max_threads));
+    }
+    return out;
+}
+
+std::size_t KernelImpl::suggest_group_size(std::size_t local_bytes) const {
+    if (!shared_fits(*state_, *device_, local_bytes)) {
+        raise(Errc::invalid_argument, "Kernel::suggest_group_size",
+              occupancy_context(*state_, *device_, local_bytes),
+              "no block of this kernel can run: its " +
+                  detail::format_bytes(state_->static_shared_bytes) +
+                  " of static shared memory plus local_bytes " + std::to_string(local_bytes) +
+                  " exceed the " +
+                  detail::format_bytes(static_cast<std::size_t>(device_->info().local_memory_bytes)) +
+                  " a block may use");
+    }
+    ScopedContext current(device_->context());
+    int min_grid = 0;
+    int block = 0;
+    // No size-dependent shared memory (the callback is for kernels whose shared memory grows
+    // with the block; a dualrt launch states its local bytes per work-group instead), and the
+    // kernel's own limit as the largest block to consider.
+    CU_CHECK(cuOccupancyMaxPotentialBlockSize(&min_grid, &block, state_->function, nullptr,
+                                              local_bytes,
+                                              static_cast<int>(state_->max_work_group_size)),
+             occupancy_context(*state_, *device_, local_bytes));
+    if (block <= 0) {
+        raise(Errc::backend_failure, "cuOccupancyMaxPotentialBlockSize",
+              occupancy_context(*state_, *device_, local_bytes),
+              "the driver suggested a block of " + std::to_string(block) + " threads");
+    }
+    return static_cast<std::size_t>(block);
 }
 
 void KernelImpl::allow_dynamic_shared(std::size_t bytes) const {

@@ -24,6 +24,10 @@ struct KernelState {
     CUfunction function = nullptr;  // owned by its module, which the ProgramCache owns
     std::vector<backend::ParamInfo> params;
     std::size_t max_work_group_size = 0;  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+    // What the compiled code uses, for Kernel::occupancy; fixed once the module is loaded.
+    std::size_t registers = 0;            // CU_FUNC_ATTRIBUTE_NUM_REGS, per thread
+    std::size_t static_shared_bytes = 0;  // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, per block
+    std::size_t local_bytes = 0;          // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, per thread
     std::mutex shared_mutex;              // guards shared_allowed
     std::size_t shared_allowed = 0;       // dynamic shared memory opted into beyond 48 KiB
 };
@@ -38,6 +42,10 @@ public:
     const std::string& name() const override { return state_->name; }
     const std::vector<backend::ParamInfo>& params() const override { return state_->params; }
     std::size_t max_work_group_size() const override { return state_->max_work_group_size; }
+    // From the driver's occupancy calculator (cuOccupancyMaxActiveBlocksPerMultiprocessor,
+    // cuOccupancyMaxPotentialBlockSize), with the device's context current. Throw dualrt::Error.
+    KernelOccupancy occupancy(std::size_t group_size, std::size_t local_bytes) const override;
+    std::size_t suggest_group_size(std::size_t local_bytes) const override;
     NativeHandle native_handle() const override;  // CUfunction
 
     CUfunction function() const { return state_->function; }

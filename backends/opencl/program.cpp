@@ -207,10 +207,25 @@ std::shared_ptr<KernelState> make_state(const DeviceImpl& device, const cl::Prog
     state->name = name;
     state->kernel = CL_CHECK(cl::Kernel(program, name.c_str()), context);
     state->params = read_params(state->kernel, context);
-    state->max_work_group_size = CL_CHECK(
-        state->kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.cl_device()), context);
+    const cl::Device& on = device.cl_device();
+    state->max_work_group_size =
+        CL_CHECK(state->kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(on), context);
+    state->preferred_multiple = CL_CHECK(
+        state->kernel.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(on), context);
+    state->static_local_bytes = static_cast<std::size_t>(
+        CL_CHECK(state->kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(on), context));
+    state->private_bytes = static_cast<std::size_t>(
+        CL_CHECK(state->kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(on), context));
     return state;
 }
+
+// The work-group size suggest_group_size() aims at. OpenCL tells neither registers nor how many
+// work-groups a compute unit holds, so this is a rule of thumb rather than a calculation: 256
+// work-items are 8 warps on NVIDIA (enough to hide latency within a group, yet small enough that
+// several groups share an SM, so one group's stragglers do not leave it idle), 4 wavefronts on
+// AMD, and on a CPU (PoCL) enough work-items per group to fill its vector lanes many times over
+// and pay the per-group overhead rarely. It is also what a launch with Range{} uses.
+constexpr std::size_t suggested_group_target = 256;
 
 }  // namespace
 
@@ -221,6 +236,45 @@ const backend::DeviceImpl& KernelImpl::device() const { return *device_; }
 
 NativeHandle KernelImpl::native_handle() const {
     return reinterpret_cast<NativeHandle>(state_->kernel());
+}
+
+KernelOccupancy KernelImpl::occupancy(std::size_t, std::size_t) const {
+    KernelOccupancy out;
+    out.max_group_size = state_->max_work_group_size;
+    out.preferred_multiple = state_->preferred_multiple;
+    out.static_local_bytes = state_->static_local_bytes;
+    out.private_bytes = state_->private_bytes;
+    return out;
+}
+
+std::size_t KernelImpl::suggest_group_size(std::size_t local_bytes) const {
+    // As on CUDA: no size is right for a kernel whose own local memory and local_bytes together
+    // exceed what a work-group may use, since every launch of it would fail.
+    const auto limit_bytes = device_->info().local_memory_bytes;
+    if (limit_bytes > 0 && state_->static_local_bytes + local_bytes > limit_bytes) {
+        ErrorInfo info;
+        info.errc = Errc::invalid_argument;
+        info.backend = "opencl";
+        info.call = "Kernel::suggest_group_size";
+        info.context = "kernel '" + state_->name + "' on " + device_->describe() + " with " +
+                       detail::format_bytes(local_bytes) + " of local memory per work-group";
+        info.detail = "no work-group of this kernel can run: its " +
+                      detail::format_bytes(state_->static_local_bytes) +
+                      " of local memory plus local_bytes " + std::to_string(local_bytes) +
+                      " exceed the " + detail::format_bytes(static_cast<std::size_t>(limit_bytes)) +
+                      " a work-group may use";
+        dualrt::detail::raise(std::move(info));
+    }
+    // The largest multiple of the preferred multiple up to min(kernel limit, 256): a multiple,
+    // so no SIMD lanes idle in the last warp of each group. Past the check above, the local
+    // memory does not change the choice: it is per work-group, whatever the group's size, and
+    // OpenCL cannot say how it limits the groups resident per compute unit. A multiple above
+    // the cap (an implementation that reports its whole limit as the multiple) gives the cap.
+    const std::size_t limit = std::max<std::size_t>(state_->max_work_group_size, 1);
+    const std::size_t cap = std::min(limit, suggested_group_target);
+    const std::size_t multiple = state_->preferred_multiple;
+    if (multiple == 0 || multiple > cap) return cap;
+    return cap / multiple * multiple;
 }
 
 const cl::Program& ProgramCache::program(const DeviceImpl& device, const std::string& key,

@@ -21,6 +21,11 @@ struct KernelState {
     cl::Kernel kernel;
     std::vector<backend::ParamInfo> params;
     std::size_t max_work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE on this device
+    // For Kernel::occupancy, read when the kernel is created: CL_KERNEL_LOCAL_MEM_SIZE counts
+    // the __local arguments set so far too, so only then does it say what the kernel declares.
+    std::size_t preferred_multiple = 0;  // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+    std::size_t static_local_bytes = 0;  // CL_KERNEL_LOCAL_MEM_SIZE, before any argument
+    std::size_t private_bytes = 0;       // CL_KERNEL_PRIVATE_MEM_SIZE, per work-item
     // clSetKernelArg is not thread-safe on one cl_kernel, and the arguments of a launch are those
     // set when it is enqueued: QueueImpl::launch holds this across setting the arguments and
     // clEnqueueNDRangeKernel.
@@ -36,6 +41,11 @@ public:
     const std::string& name() const override { return state_->name; }
     const std::vector<backend::ParamInfo>& params() const override { return state_->params; }
     std::size_t max_work_group_size() const override { return state_->max_work_group_size; }
+    // The kernel's limits as OpenCL reports them; OpenCL has no query for how many work-groups
+    // a compute unit holds, so the occupancy fields stay empty.
+    KernelOccupancy occupancy(std::size_t group_size, std::size_t local_bytes) const override;
+    // A heuristic (OpenCL cannot say what fits a compute unit): see program.cpp.
+    std::size_t suggest_group_size(std::size_t local_bytes) const override;
     NativeHandle native_handle() const override;  // cl_kernel, owned by this object's state
 
     KernelState& state() const { return *state_; }

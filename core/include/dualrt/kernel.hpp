@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -18,9 +19,44 @@ namespace backend {
 class KernelImpl;
 }
 
+/// What a backend reports for launching one kernel in 1-D work-groups of one size
+/// (Kernel::occupancy). The kernel's own limits are known on both backends; how many work-groups
+/// a compute unit holds at once is known on CUDA only (the driver's occupancy calculator), and
+/// OpenCL has no query for it, so those fields are empty there rather than guessed.
+struct KernelOccupancy {
+    std::size_t group_size = 0;   ///< the work-group size asked about, in work-items
+    std::size_t local_bytes = 0;  ///< the dynamic local memory asked about, per work-group
+    /// The largest work-group this kernel can run on its device, in work-items: the device's
+    /// limit or less where the kernel's registers or local memory allow less (CUDA
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, OpenCL CL_KERNEL_WORK_GROUP_SIZE).
+    std::size_t max_group_size = 0;
+    /// Work-group sizes should be multiples of this, since the device runs work-items in groups
+    /// of it (CUDA: the warp size; OpenCL: CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE).
+    std::size_t preferred_multiple = 0;
+    /// Local memory the kernel declares itself, per work-group, beside `local_bytes` (CUDA static
+    /// `__shared__` arrays, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES; OpenCL CL_KERNEL_LOCAL_MEM_SIZE,
+    /// read before any argument was set).
+    std::size_t static_local_bytes = 0;
+    /// Private memory per work-item that does not fit in registers (CUDA
+    /// CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: stack and spills; OpenCL CL_KERNEL_PRIVATE_MEM_SIZE).
+    std::size_t private_bytes = 0;
+    /// Registers per work-item (CUDA CU_FUNC_ATTRIBUTE_NUM_REGS); empty on OpenCL.
+    std::optional<std::size_t> registers_per_item;
+    /// Work-groups of this size resident at once on one compute unit (CUDA:
+    /// cuOccupancyMaxActiveBlocksPerMultiprocessor per SM; 0 when none fits); empty on OpenCL.
+    std::optional<std::size_t> resident_groups;
+    /// The most work-items one compute unit holds at once (CUDA
+    /// CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR); empty on OpenCL.
+    std::optional<std::size_t> max_resident_items;
+    /// Resident work-items over max_resident_items, in [0, 1], counting each work-group in whole
+    /// preferred multiples (warps), as the device schedules them; empty on OpenCL.
+    std::optional<double> occupancy;
+};
+
 /// A kernel of one device, from Device::kernel("name"). Cheap to copy; thread-safe.
 ///
-/// name(), param_count() and native_handle() throw Errc::invalid_argument on an empty Kernel.
+/// name(), param_count(), native_handle(), occupancy() and suggest_group_size() throw
+/// Errc::invalid_argument on an empty Kernel.
 class Kernel {
 public:
     Kernel() = default;  ///< empty: valid() is false
@@ -32,6 +68,23 @@ public:
     const std::string& name() const;  ///< the kernel's name, as in its source
     std::size_t param_count() const;   ///< the number of parameters the kernel declares
     NativeHandle native_handle() const;  ///< cl_kernel / CUfunction
+
+    /// What the backend reports for launching this kernel in 1-D work-groups of `group_size`
+    /// work-items with `local_bytes` of dynamic local memory per work-group (the total of its
+    /// dualrt::local_bytes arguments). See KernelOccupancy for what each backend knows.
+    /// @throws Error Errc::invalid_argument when `group_size` is 0 or above the kernel's largest
+    ///         work-group, or `local_bytes` above the device's local memory per work-group.
+    KernelOccupancy occupancy(std::size_t group_size, std::size_t local_bytes = 0) const;
+    /// A 1-D work-group size for this kernel with `local_bytes` of dynamic local memory per
+    /// work-group: at least 1, at most the kernel's largest work-group. CUDA asks the driver
+    /// (cuOccupancyMaxPotentialBlockSize: the size that keeps the most warps resident per SM).
+    /// OpenCL cannot say what fits a compute unit, so it takes the largest multiple of the
+    /// preferred multiple up to 256 work-items, capped by the kernel's limit. A starting point
+    /// for a sweep, not a promise of the fastest size.
+    /// @throws Error Errc::invalid_argument when `local_bytes`, or `local_bytes` together with
+    ///         the kernel's static local memory, is above the device's local memory per
+    ///         work-group (no size could run).
+    std::size_t suggest_group_size(std::size_t local_bytes = 0) const;
     /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::KernelImpl>& impl() const noexcept { return impl_; }
 

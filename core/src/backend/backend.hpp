@@ -7,6 +7,7 @@
 // Thread-safety: unless a comment says otherwise, every method may be called from any thread.
 #pragma once
 
+#include <dualrt/kernel.hpp>
 #include <dualrt/types.hpp>
 
 #include <cstddef>
@@ -18,7 +19,7 @@ namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
 // version is refused by the registry instead of crashing.
-inline constexpr int api_version = 3;
+inline constexpr int api_version = 4;
 
 class DeviceImpl;
 class BufferImpl;
@@ -117,6 +118,15 @@ public:
     // The largest work-group this kernel can run on its device (registers and local memory can
     // make it smaller than the device's limit).
     virtual std::size_t max_work_group_size() const = 0;
+    // What the backend knows of launching this kernel in 1-D work-groups of `group_size`
+    // work-items with `local_bytes` of dynamic local memory each (see dualrt::KernelOccupancy:
+    // fields the backend cannot determine stay empty). The core has checked that 0 < group_size
+    // <= max_work_group_size() (and the device's limit) and local_bytes <= the device's local
+    // memory, and sets group_size and local_bytes of the result itself.
+    virtual KernelOccupancy occupancy(std::size_t group_size, std::size_t local_bytes) const = 0;
+    // A 1-D work-group size for this kernel with `local_bytes` of dynamic local memory, in
+    // 1..max_work_group_size() (local_bytes checked as for occupancy()).
+    virtual std::size_t suggest_group_size(std::size_t local_bytes) const = 0;
     virtual NativeHandle native_handle() const = 0;  // cl_kernel / CUfunction
 };
 
