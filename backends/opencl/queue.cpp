@@ -119,6 +119,36 @@ private:
     std::vector<cl::Buffer> more_;
 };
 
+// Clears a launch's memory-object arguments once it is enqueued (or failed to be), so that the
+// shared cl_kernel never holds the handle of a buffer or sub-buffer after the launch: the
+// buffer may be destroyed the moment the launch's event is released, and a later launch of the
+// same kernel then replaces an argument that names a freed memory object. NVIDIA's OpenCL
+// (580) touches the argument being replaced: after thousands of launches on views whose buffers
+// were gone by the next launch, the stress suite crashed inside clReleaseMemObject of an
+// unrelated sub-buffer, in most runs (docs/RELIABILITY.md). Clearing costs one clSetKernelArg
+// per buffer argument, a few hundred nanoseconds per launch at most. Lives under the kernel's
+// launch mutex.
+class ClearBufferArguments {
+public:
+    ClearBufferArguments(KernelState& state, const std::vector<backend::KernelArg>& args)
+        : state_(state), args_(args) {}
+    ClearBufferArguments(const ClearBufferArguments&) = delete;
+    ClearBufferArguments& operator=(const ClearBufferArguments&) = delete;
+    ~ClearBufferArguments() {
+        const cl_mem none = nullptr;  // OpenCL: a buffer argument may be NULL
+        for (std::size_t i = 0; i < args_.size(); ++i)
+            if (args_[i].kind == backend::ParamInfo::Kind::buffer)
+                CL_CHECK_NOTHROW(
+                    state_.kernel.setArg(static_cast<cl_uint>(i), sizeof none, &none),
+                    "clearing buffer argument " + std::to_string(i) + " of kernel '" +
+                        state_.name + "' after its launch");
+    }
+
+private:
+    KernelState& state_;
+    const std::vector<backend::KernelArg>& args_;
+};
+
 }  // namespace
 
 QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device)
@@ -276,6 +306,7 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
     // from the first clSetKernelArg to clEnqueueNDRangeKernel (the queue's mutex is taken inside
     // it, never the other way round).
     std::lock_guard<std::mutex> lock(state.launch_mutex);
+    const ClearBufferArguments clear(state, args);  // after enqueueing, still under the lock
     for (std::size_t i = 0; i < args.size(); ++i) {
         const backend::KernelArg& arg = args[i];
         const auto index = static_cast<cl_uint>(i);
