@@ -32,7 +32,7 @@ __kernel void stride_copy_f32(uint n, uint stride, __global const float* restric
 // work-items covers a TILE x TILE tile, each work-item TILE / TILE_ROWS elements of one column
 // of it, TILE_ROWS rows apart. The host launches local (TILE, TILE_ROWS) and global
 // (ceil(width / TILE) * TILE, ceil(height / TILE) * TILE_ROWS).
-#define TILE 32
+#define TILE 64
 #define TILE_ROWS 8
 #define PER_ITEM (TILE / TILE_ROWS)  // elements per work-item
 

@@ -3,7 +3,7 @@
 // (blocks of TILE x TILE_ROWS threads, one TILE x TILE tile each, as copy_2d_f32 in copy.cu).
 #include "dualrt_kernel.cuh"
 
-#define TILE 32                      // must equal copy.cu's
+#define TILE 64                      // must equal copy.cu's
 #define TILE_ROWS 8                  // must equal copy.cu's
 #define PER_ITEM (TILE / TILE_ROWS)  // elements per thread
 

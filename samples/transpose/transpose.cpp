@@ -2,8 +2,8 @@
 // the same size and launch shape (copy_2d_f32):
 //   copy                                 the yardstick: what moving the bytes costs at best
 //   1 naive                              coalesced reads, writes `rows` floats apart
-//   2 coalesced (local tile)             both ways coalesced through a 32x32 local-memory tile
-//   3 padded tile (no bank conflicts)    the tile's rows padded to 33 floats
+//   2 coalesced (local tile)             both ways coalesced through a 64x64 local-memory tile
+//   3 padded tile (no bank conflicts)    the tile's rows padded to 65 floats
 // Rate: 2 * rows * cols * 4 bytes (each element read once and written once) per second. Every
 // rung's output (of its last timed run) is checked against the CPU transpose; a mismatch makes
 // the exit code 1.
