@@ -1,4 +1,4 @@
-// Device buffers, their kernel-argument sub-buffers, and pinned host buffers.
+// Device buffers, the sub-buffers that pass their views to kernels, and pinned host buffers.
 #include "buffer.hpp"
 
 #include "check.hpp"
@@ -67,28 +67,18 @@ void BufferImpl::raise_held_by_host() const {
 }
 
 const cl::Buffer& BufferImpl::kernel_argument(std::size_t offset, std::size_t bytes,
-                                              cl::Buffer& overflow) {
+                                              cl::Buffer& sub_buffer) {
     if (host_claim_.load(std::memory_order_acquire)) raise_held_by_host();
     if (offset == 0 && bytes == bytes_) return buffer_;
     const std::size_t alignment = device_->sub_buffer_alignment();
     if (offset % alignment != 0) raise_misaligned_view(*device_, offset, bytes, alignment);
-
-    const auto make_sub_buffer = [&] {
-        const cl_buffer_region region{offset, bytes};
-        return CL_CHECK_ALLOC(
-            buffer_.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region),
-            "a kernel argument viewing bytes [" + std::to_string(offset) + ", " +
-                std::to_string(offset + bytes) + ") of a " + detail::format_bytes(bytes_) +
-                " buffer on " + device_->describe());
-    };
-    std::lock_guard<std::mutex> lock(sub_buffers_mutex_);
-    const auto key = std::make_pair(offset, bytes);
-    if (auto found = sub_buffers_.find(key); found != sub_buffers_.end()) return found->second;
-    if (sub_buffers_.size() >= max_cached_sub_buffers) {
-        overflow = make_sub_buffer();
-        return overflow;
-    }
-    return sub_buffers_.emplace(key, make_sub_buffer()).first->second;
+    const cl_buffer_region region{offset, bytes};
+    sub_buffer = CL_CHECK_ALLOC(
+        buffer_.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region),
+        "a kernel argument viewing bytes [" + std::to_string(offset) + ", " +
+            std::to_string(offset + bytes) + ") of a " + detail::format_bytes(bytes_) +
+            " buffer on " + device_->describe());
+    return sub_buffer;
 }
 
 HostBufferImpl::HostBufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes)

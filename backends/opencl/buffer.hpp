@@ -7,9 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 namespace dualrt::opencl {
@@ -45,15 +43,13 @@ public:
     }
 
     // The memory object to pass as a kernel argument for the view [offset, offset + bytes): the
-    // allocation itself for the whole range, else a sub-buffer. The sub-buffers of the first
-    // max_cached_sub_buffers distinct views are made on first use and kept for this object's
-    // life, so the reference returned stays valid as long as this object (a launch's arguments
-    // hold it) and a launch costs no retain or release. Past that, each call makes a sub-buffer
-    // into `overflow` and returns it; the caller keeps `overflow` until the launch is enqueued.
+    // allocation itself for the whole range (no retain or release), else a new sub-buffer made
+    // into `sub_buffer`, which the caller keeps until the launch is enqueued and then releases.
+    // A sub-buffer serves one launch only; why, see the class's private part.
     // Throws Errc::invalid_argument when offset is not a multiple of the device's
     // CL_DEVICE_MEM_BASE_ADDR_ALIGN. The range is valid (checked by the core).
     const cl::Buffer& kernel_argument(std::size_t offset, std::size_t bytes,
-                                      cl::Buffer& overflow);
+                                      cl::Buffer& sub_buffer);
 
     // --- mapped host memory only ---
 
@@ -68,19 +64,15 @@ public:
 private:
     [[noreturn]] void raise_held_by_host() const;
 
-    // Views kept as sub-buffers per allocation; others get a sub-buffer per launch. Cached
-    // sub-buffers are never dropped before the allocation: releasing sub-buffers while the
-    // driver still tracks launches that used them crashed NVIDIA's OpenCL (580) inside
-    // clReleaseMemObject in the stress suite's pipeline soak (docs/RELIABILITY.md).
-    static constexpr std::size_t max_cached_sub_buffers = 1024;
-
+    // No sub-buffer outlives its launch. NVIDIA's OpenCL (580, H200) crashed inside
+    // clReleaseMemObject when sub-buffers that many launches had used were released with their
+    // buffer: the stress suite's pipeline soak, which keeps its chunk buffers across runs, died
+    // in 3 to 5 of 5 runs with sub-buffers cached per view (1024 or 8 per buffer), and in none
+    // with one sub-buffer per launch (docs/RELIABILITY.md). One costs a clCreateSubBuffer and a
+    // clReleaseMemObject per view argument, only for views: a whole buffer is passed as is.
     std::shared_ptr<DeviceImpl> device_;
     std::size_t bytes_;
     cl::Buffer buffer_;
-    std::mutex sub_buffers_mutex_;
-    // By (offset, bytes). Never erased before destruction: std::map references stay valid as
-    // entries are added, which kernel_argument's callers rely on.
-    std::map<std::pair<std::size_t, std::size_t>, cl::Buffer> sub_buffers_;
     std::atomic<bool> host_claim_{false};
 };
 

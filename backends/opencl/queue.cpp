@@ -99,12 +99,11 @@ void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const
     enqueue_fill_piece(queue, buffer, wide.data(), width, offset, bytes, event);
 }
 
-// Sub-buffers made for one launch only (a buffer's views past its cache, see
-// BufferImpl::kernel_argument), kept alive until the launch is enqueued: each is the only
-// reference to its sub-buffer, and clSetKernelArg does not retain it (clEnqueueNDRangeKernel
-// does). Launches allocate nothing until a buffer's view cache is full: a launch is on the hot
-// path.
-class OverflowSubBuffers {
+// The sub-buffers that pass a launch's buffer views (BufferImpl::kernel_argument), kept until the
+// launch is enqueued and its arguments cleared: each is the only reference to its sub-buffer, and
+// clSetKernelArg does not retain it (clEnqueueNDRangeKernel does, for as long as the kernel
+// runs). Up to 8 views per launch cost no allocation here.
+class LaunchSubBuffers {
 public:
     // A slot that lives until this object dies, valid until the next call.
     cl::Buffer& next() {
@@ -120,14 +119,13 @@ private:
 };
 
 // Clears a launch's memory-object arguments once it is enqueued (or failed to be), so that the
-// shared cl_kernel never holds the handle of a buffer or sub-buffer after the launch: the
-// buffer may be destroyed the moment the launch's event is released, and a later launch of the
-// same kernel then replaces an argument that names a freed memory object. NVIDIA's OpenCL
-// (580) touches the argument being replaced: after thousands of launches on views whose buffers
-// were gone by the next launch, the stress suite crashed inside clReleaseMemObject of an
-// unrelated sub-buffer, in most runs (docs/RELIABILITY.md). Clearing costs one clSetKernelArg
-// per buffer argument, a few hundred nanoseconds per launch at most. Lives under the kernel's
-// launch mutex.
+// shared cl_kernel never names a memory object after the launch: a view's sub-buffer is released
+// right after it (LaunchSubBuffers), and a whole buffer may be destroyed as soon as the launch's
+// event goes. The next launch of the kernel would then replace an argument that names a freed
+// object, which the specification does not forbid but which a driver may touch: one sub-buffer
+// per launch without this clearing crashed NVIDIA's OpenCL (580) in 2 of 6 runs of the stress
+// suite (docs/RELIABILITY.md). It costs one clSetKernelArg per buffer argument, 6-7 ns each
+// there. Lives under the kernel's launch mutex.
 class ClearBufferArguments {
 public:
     ClearBufferArguments(KernelState& state, const std::vector<backend::KernelArg>& args)
@@ -301,7 +299,7 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
     const cl::NDRange global = nd_range(geometry.dims, geometry.global);
     const cl::NDRange local = nd_range(geometry.dims, geometry.local);
 
-    OverflowSubBuffers overflow;  // declared before the lock: released after it
+    LaunchSubBuffers sub_buffers;  // declared before the lock: released after it
     // The arguments of a launch are those set when it is enqueued, so the kernel's mutex is held
     // from the first clSetKernelArg to clEnqueueNDRangeKernel (the queue's mutex is taken inside
     // it, never the other way round).
@@ -313,12 +311,12 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
         switch (arg.kind) {
         case backend::ParamInfo::Kind::buffer: {
             BufferImpl& buffer = ours(*arg.buffer);
-            // A whole buffer is passed as is, a view as its sub-buffer; `args` holds the
-            // buffer for the call, so neither costs a retain and a release per launch.
+            // A whole buffer is passed as is (`args` holds it for the call: no retain and
+            // release), a view as a sub-buffer made for this launch.
             const bool whole = arg.offset == 0 && arg.bytes == buffer.bytes();
             const cl::Buffer& value =
                 whole ? buffer.cl_buffer()
-                      : buffer.kernel_argument(arg.offset, arg.bytes, overflow.next());
+                      : buffer.kernel_argument(arg.offset, arg.bytes, sub_buffers.next());
             CL_CHECK(state.kernel.setArg(index, value), arg_context(i));
             break;
         }

@@ -33,7 +33,7 @@ __kernel void stride_copy_f32(uint n, uint stride, __global const float* restric
 // of it, TILE_ROWS rows apart. The host launches local (TILE, TILE_ROWS) and global
 // (ceil(width / TILE) * TILE, ceil(height / TILE) * TILE_ROWS).
 #define TILE 64
-#define TILE_ROWS 8
+#define TILE_ROWS 4
 #define PER_ITEM (TILE / TILE_ROWS)  // elements per work-item
 
 // A plain copy with exactly the transpose kernels' geometry and per-work-item work, so that the

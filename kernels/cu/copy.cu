@@ -25,7 +25,7 @@ extern "C" __global__ void stride_copy_f32(uint n, uint stride, const float* __r
 // The transpose ladder's geometry (transpose.cu): blocks of TILE x TILE_ROWS threads, each block
 // one TILE x TILE tile, each thread TILE / TILE_ROWS elements of one column of it.
 #define TILE 64
-#define TILE_ROWS 8
+#define TILE_ROWS 4
 #define PER_ITEM (TILE / TILE_ROWS)  // elements per thread
 
 // A plain copy with exactly the transpose kernels' geometry and per-thread work, so that the

@@ -4,7 +4,7 @@
 #include "dualrt_kernel.cuh"
 
 #define TILE 64                      // must equal copy.cu's
-#define TILE_ROWS 8                  // must equal copy.cu's
+#define TILE_ROWS 4                  // must equal copy.cu's
 #define PER_ITEM (TILE / TILE_ROWS)  // elements per thread
 
 // Rung 1: reads rows of `in` (coalesced), writes columns of `out` (strided by `height`).

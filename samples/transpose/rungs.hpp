@@ -26,7 +26,7 @@ inline constexpr Rung rungs[] = {
 // The kernels' geometry: work-groups of tile x tile_rows work-items, one tile x tile block of
 // the matrix each (the kernels require exactly this work-group size).
 inline constexpr std::size_t tile = 64;
-inline constexpr std::size_t tile_rows = 8;
+inline constexpr std::size_t tile_rows = 4;
 
 inline dualrt::Range global_range(std::size_t width, std::size_t height) {
     return dualrt::Range((width + tile - 1) / tile * tile, (height + tile - 1) / tile * tile_rows);
