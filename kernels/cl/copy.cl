@@ -41,20 +41,19 @@ __kernel void stride_copy_f32(uint n, uint stride, __global const float* restric
 __attribute__((reqd_work_group_size(TILE, TILE_ROWS, 1)))
 __kernel void copy_2d_f32(uint width, uint height, __global const float* restrict src,
                           __global float* restrict dst) {
-    const size_t x = get_group_id(0) * TILE + get_local_id(0);
-    const size_t y0 = get_group_id(1) * TILE + get_local_id(1);
+    const uint x = (uint)get_group_id(0) * TILE + (uint)get_local_id(0);
+    const uint y0 = (uint)get_group_id(1) * TILE + (uint)get_local_id(1);
     if (x >= width) return;  // no barrier here, so work-items past the edge may leave early
+    // One address per work-item, stepped TILE_ROWS rows at a time, as in the CUDA twin, where
+    // PER_ITEM 64-bit addresses took 60 registers and halved the threads an SM holds.
+    const size_t first = (size_t)y0 * width + x, step = (size_t)TILE_ROWS * width;
     // All loads first, then all stores, as in the transpose kernels: a store waits for its value,
     // so alternating them would wait for one load at a time.
     float v[PER_ITEM];
 #pragma unroll
-    for (int k = 0; k < PER_ITEM; ++k) {
-        const size_t y = y0 + k * TILE_ROWS;
-        v[k] = y < height ? src[y * width + x] : 0.0f;
-    }
+    for (int k = 0; k < PER_ITEM; ++k)
+        v[k] = y0 + k * TILE_ROWS < height ? src[first + k * step] : 0.0f;
 #pragma unroll
-    for (int k = 0; k < PER_ITEM; ++k) {
-        const size_t y = y0 + k * TILE_ROWS;
-        if (y < height) dst[y * width + x] = v[k];
-    }
+    for (int k = 0; k < PER_ITEM; ++k)
+        if (y0 + k * TILE_ROWS < height) dst[first + k * step] = v[k];
 }
