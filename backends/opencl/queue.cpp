@@ -310,13 +310,10 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
         const auto index = static_cast<cl_uint>(i);
         switch (arg.kind) {
         case backend::ParamInfo::Kind::buffer: {
-            BufferImpl& buffer = ours(*arg.buffer);
             // A whole buffer is passed as is (`args` holds it for the call: no retain and
             // release), a view as a sub-buffer made for this launch.
-            const bool whole = arg.offset == 0 && arg.bytes == buffer.bytes();
             const cl::Buffer& value =
-                whole ? buffer.cl_buffer()
-                      : buffer.kernel_argument(arg.offset, arg.bytes, sub_buffers.next());
+                ours(*arg.buffer).kernel_argument(arg.offset, arg.bytes, sub_buffers.next());
             CL_CHECK(state.kernel.setArg(index, value), arg_context(i));
             break;
         }

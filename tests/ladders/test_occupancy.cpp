@@ -5,6 +5,7 @@
 #include "../support.hpp"
 // fma_chain's CPU reference and tolerance, as the sample checks it.
 #include "../../samples/occupancy/fma_reference.hpp"
+#include "../../samples/transpose/rungs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -175,9 +176,10 @@ TEST_CASE("occupancy: more local memory never fits more work-groups") {
 
 TEST_CASE("occupancy: a kernel's own local memory counts against local_bytes") {
     using dualrt::Errc;
-    // A 64 x 65 float tile declared in the kernel (kernels/*/transpose.*).
+    // A tile x (tile + 1) float tile declared in the kernel (kernels/*/transpose.*).
     const dualrt::Kernel kernel = test::device().kernel("transpose_padded_f32");
-    const std::size_t tile_bytes = 64 * 65 * sizeof(float);
+    const std::size_t tile_bytes =
+        dualrt::samples::transpose::tile * (dualrt::samples::transpose::tile + 1) * sizeof(float);
     const std::size_t local_limit = static_cast<std::size_t>(test::device().info().local_memory_bytes);
     const std::size_t own = kernel.occupancy(256).static_local_bytes;
     CAPTURE(own);
