@@ -5,6 +5,13 @@
 // recipe for each rung, with its geometry, is samples/matmul/matmul_rungs.cpp.
 // Every rung sums the products of an output in the order of k, one fma each (the zeros that pad
 // a partial tile add nothing), so all rungs compute the same bits on either backend.
+//
+// Every local tile is declared 16-byte aligned, although rungs 2 to 5 read it one float at a
+// time: NVIDIA's compilers merge consecutive local reads into 128-bit ones only where they
+// can prove the alignment. nvcc compiles a whole program, so its ptxas knows where each tile
+// lies. NVIDIA's OpenCL hands its PTX to ptxas as relocatable code (its build log matches
+// `ptxas -c`), which knows only the declared alignment. With 4 bytes, rungs 3 to 5 kept
+// scalar reads there and took 1.24x to 1.58x the time of their CUDA twins (docs/ladders.md).
 
 // A float4 access needs a 16-byte aligned address: rows whose length is a multiple of 4 floats,
 // starting on a 16-byte boundary (a buffer view may start anywhere).
@@ -33,7 +40,7 @@ __kernel void matmul_naive(__global const float* restrict a, __global const floa
 // from global memory once per group instead of 16 times); B still comes from global memory.
 __kernel void matmul_tile_a(__global const float* restrict a, __global const float* restrict b,
                             __global float* restrict c, uint m, uint n, uint k) {
-    __local float a_tile[T16][T16];
+    __local float a_tile[T16][T16] __attribute__((aligned(16)));
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint col = (uint)get_group_id(0) * T16 + tx;
     const uint row = (uint)get_group_id(1) * T16 + ty;
@@ -62,8 +69,8 @@ __kernel void matmul_tile_a(__global const float* restrict a, __global const flo
 // loaded as zeros, so a partial tile needs no other care.
 __kernel void matmul_tiled(__global const float* restrict a, __global const float* restrict b,
                            __global float* restrict c, uint m, uint n, uint k) {
-    __local float a_tile[T16][T16];
-    __local float b_tile[T16][T16];
+    __local float a_tile[T16][T16] __attribute__((aligned(16)));
+    __local float b_tile[T16][T16] __attribute__((aligned(16)));
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint col = (uint)get_group_id(0) * T16 + tx;
     const uint row = (uint)get_group_id(1) * T16 + ty;
@@ -92,8 +99,8 @@ __kernel void matmul_tiled(__global const float* restrict a, __global const floa
 
 __kernel void matmul_reg1d(__global const float* restrict a, __global const float* restrict b,
                            __global float* restrict c, uint m, uint n, uint k) {
-    __local float a_tile[R1_BM][R1_BK];
-    __local float b_tile[R1_BK][R1_BN];
+    __local float a_tile[R1_BM][R1_BK] __attribute__((aligned(16)));
+    __local float b_tile[R1_BK][R1_BN] __attribute__((aligned(16)));
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint t = ty * R1_BN + tx;
     const uint row0 = (uint)get_group_id(1) * R1_BM;
@@ -150,8 +157,9 @@ __kernel void matmul_reg1d(__global const float* restrict a, __global const floa
 // floats: 4-way bank conflicts, which rung 6 removes.
 __kernel void matmul_reg2d(__global const float* restrict a, __global const float* restrict b,
                            __global float* restrict c, uint m, uint n, uint k) {
-    __local float a_tile[R2_BK][R2_A_PITCH];  // a_tile[p][r] = A[row0 + r][k0 + p]
-    __local float b_tile[R2_BK][R2_BN];       // b_tile[p][q] = B[k0 + p][col0 + q]
+    // a_tile[p][r] = A[row0 + r][k0 + p], b_tile[p][q] = B[k0 + p][col0 + q]
+    __local float a_tile[R2_BK][R2_A_PITCH] __attribute__((aligned(16)));
+    __local float b_tile[R2_BK][R2_BN] __attribute__((aligned(16)));
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint t = ty * (R2_BN / R2_TN) + tx;
     const uint row0 = (uint)get_group_id(1) * R2_BM;

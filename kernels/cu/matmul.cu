@@ -5,6 +5,13 @@
 // with its geometry, is samples/matmul/matmul_rungs.cpp.
 // Every rung sums the products of an output in the order of k, one fmaf each (the zeros that pad
 // a partial tile add nothing), so all rungs compute the same bits on either backend.
+//
+// Every local tile is declared 16-byte aligned, although rungs 2 to 5 read it one float at a
+// time: NVIDIA's compilers merge consecutive local reads into 128-bit ones only where they
+// can prove the alignment. nvcc compiles a whole program, so its ptxas knows where each tile
+// lies. NVIDIA's OpenCL hands its PTX to ptxas as relocatable code (its build log matches
+// `ptxas -c`), which knows only the declared alignment. With 4 bytes, rungs 3 to 5 kept
+// scalar reads there and took 1.24x to 1.58x the time of their CUDA twins (docs/ladders.md).
 #include "dualrt_kernel.cuh"
 
 // A float4 access needs a 16-byte aligned address: rows whose length is a multiple of 4 floats,
@@ -36,7 +43,7 @@ extern "C" __global__ void matmul_naive(const float* __restrict__ a,
 extern "C" __global__ void matmul_tile_a(const float* __restrict__ a,
                                          const float* __restrict__ b, float* __restrict__ c,
                                          uint m, uint n, uint k) {
-    __shared__ float a_tile[T16][T16];
+    __shared__ __align__(16) float a_tile[T16][T16];
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint col = (uint)get_group_id(0) * T16 + tx;
     const uint row = (uint)get_group_id(1) * T16 + ty;
@@ -66,8 +73,8 @@ extern "C" __global__ void matmul_tile_a(const float* __restrict__ a,
 extern "C" __global__ void matmul_tiled(const float* __restrict__ a,
                                         const float* __restrict__ b, float* __restrict__ c,
                                         uint m, uint n, uint k) {
-    __shared__ float a_tile[T16][T16];
-    __shared__ float b_tile[T16][T16];
+    __shared__ __align__(16) float a_tile[T16][T16];
+    __shared__ __align__(16) float b_tile[T16][T16];
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint col = (uint)get_group_id(0) * T16 + tx;
     const uint row = (uint)get_group_id(1) * T16 + ty;
@@ -97,8 +104,8 @@ extern "C" __global__ void matmul_tiled(const float* __restrict__ a,
 extern "C" __global__ void matmul_reg1d(const float* __restrict__ a,
                                         const float* __restrict__ b, float* __restrict__ c,
                                         uint m, uint n, uint k) {
-    __shared__ float a_tile[R1_BM][R1_BK];
-    __shared__ float b_tile[R1_BK][R1_BN];
+    __shared__ __align__(16) float a_tile[R1_BM][R1_BK];
+    __shared__ __align__(16) float b_tile[R1_BK][R1_BN];
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint t = ty * R1_BN + tx;
     const uint row0 = (uint)get_group_id(1) * R1_BM;
@@ -156,8 +163,9 @@ extern "C" __global__ void matmul_reg1d(const float* __restrict__ a,
 extern "C" __global__ void matmul_reg2d(const float* __restrict__ a,
                                         const float* __restrict__ b, float* __restrict__ c,
                                         uint m, uint n, uint k) {
-    __shared__ float a_tile[R2_BK][R2_A_PITCH];  // a_tile[p][r] = A[row0 + r][k0 + p]
-    __shared__ float b_tile[R2_BK][R2_BN];       // b_tile[p][q] = B[k0 + p][col0 + q]
+    // a_tile[p][r] = A[row0 + r][k0 + p], b_tile[p][q] = B[k0 + p][col0 + q]
+    __shared__ __align__(16) float a_tile[R2_BK][R2_A_PITCH];
+    __shared__ __align__(16) float b_tile[R2_BK][R2_BN];
     const uint tx = (uint)get_local_id(0), ty = (uint)get_local_id(1);
     const uint t = ty * (R2_BN / R2_TN) + tx;
     const uint row0 = (uint)get_group_id(1) * R2_BM;
