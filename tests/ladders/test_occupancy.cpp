@@ -33,6 +33,11 @@ std::size_t group_limit(const dualrt::Kernel& kernel) {
                     test::device().info().max_work_group_size);
 }
 
+// The local memory one work-group may use on this device, in bytes.
+std::size_t local_memory_limit() {
+    return static_cast<std::size_t>(test::device().info().local_memory_bytes);
+}
+
 // Runs fma_chain over `input` into a poisoned output with guard elements, in work-groups of
 // `local`; returns "" when every element matches the CPU reference and the guards kept the
 // poison, else the first few mismatches.
@@ -151,7 +156,7 @@ TEST_CASE("occupancy: occupancy() reports the kernel's limits, and on CUDA what 
 
 TEST_CASE("occupancy: more local memory never fits more work-groups") {
     const dualrt::Kernel kernel = test::device().kernel("group_reverse");
-    const std::size_t local_limit = static_cast<std::size_t>(test::device().info().local_memory_bytes);
+    const std::size_t local_limit = local_memory_limit();
     const std::size_t size = std::min<std::size_t>(256, group_limit(kernel));
     CAPTURE(size);
     std::vector<std::size_t> amounts = {0, 1024, 16 * 1024, local_limit};
@@ -180,7 +185,7 @@ TEST_CASE("occupancy: a kernel's own local memory counts against local_bytes") {
     const dualrt::Kernel kernel = test::device().kernel("transpose_padded_f32");
     const std::size_t tile_bytes =
         dualrt::samples::transpose::tile * (dualrt::samples::transpose::tile + 1) * sizeof(float);
-    const std::size_t local_limit = static_cast<std::size_t>(test::device().info().local_memory_bytes);
+    const std::size_t local_limit = local_memory_limit();
     const std::size_t own = kernel.occupancy(256).static_local_bytes;
     CAPTURE(own);
     if (!is_cuda() && own == 0)
