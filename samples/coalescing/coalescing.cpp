@@ -53,9 +53,7 @@ int run(const samples::Args& args) {
                   << info.name << "' (" << info.platform << ")\n";
     }
 
-    samples::CsvWriter csv;
-    if (!args.csv_path().empty())
-        csv = samples::CsvWriter(args.csv_path(), samples::LadderReport::csv_header());
+    samples::CsvWriter csv = samples::open_ladder_csv(args);
     std::size_t steps = 0;
     for (const auto& sweep : sweeps) steps += (sweep.last - sweep.first + 1) * devices.size();
     samples::Progress progress(args.progress_mode(), steps);
@@ -71,12 +69,7 @@ int run(const samples::Args& args) {
         report.write(csv);
         all_verified = all_verified && report.all_verified();
     }
-    if (csv.enabled()) std::cout << "\nrows written to " << csv.path() << "\n";
-    if (!all_verified) {
-        std::cerr << "coalescing: some outputs are wrong (WRONG rows above)\n";
-        return 1;
-    }
-    return 0;
+    return samples::finish_ladder("coalescing", csv, all_verified);
 }
 
 }  // namespace

@@ -172,6 +172,7 @@ int run(const dualrt::samples::Args& args) {
         if (vendors[d]) std::cout << "  vendor: " << vendors[d]->describe() << "\n";
     }
 
+    dualrt::samples::CsvWriter csv = dualrt::samples::open_ladder_csv(args);
     std::size_t steps = 0;
     for (const auto& vendor : vendors) steps += rungs.size() + (vendor ? 1 : 0);
     dualrt::samples::Progress progress(args.progress_mode(), steps);
@@ -211,16 +212,8 @@ int run(const dualrt::samples::Args& args) {
     report.add_reference("cuBLAS", vendor_rung);
     std::cout << "\n";
     report.print(std::cout);
-    if (!args.csv_path().empty()) {
-        dualrt::samples::CsvWriter csv(args.csv_path(), LadderReport::csv_header());
-        report.write(csv);
-        std::cout << "\nrows written to " << csv.path() << "\n";
-    }
-    if (!report.all_verified()) {
-        std::cout << "\nWRONG results above (check column)\n";
-        return 1;
-    }
-    return 0;
+    report.write(csv);
+    return dualrt::samples::finish_ladder("matmul", csv, report.all_verified());
 }
 
 }  // namespace

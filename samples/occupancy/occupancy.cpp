@@ -57,9 +57,7 @@ int run(const samples::Args& args) {
         sweeps.push_back(std::move(each));
     }
 
-    samples::CsvWriter csv;
-    if (!args.csv_path().empty())
-        csv = samples::CsvWriter(args.csv_path(), samples::LadderReport::csv_header());
+    samples::CsvWriter csv = samples::open_ladder_csv(args);
     samples::Progress progress(args.progress_mode(), steps);
     bool all_verified = true;
     for (std::size_t w = 0; w < workloads.size(); ++w) {
@@ -76,12 +74,7 @@ int run(const samples::Args& args) {
         occupancy::write(csv, each);
         all_verified = all_verified && occupancy::all_verified(each);
     }
-    if (csv.enabled()) std::cout << "\nrows written to " << csv.path() << "\n";
-    if (!all_verified) {
-        std::cerr << "occupancy: some outputs differ from the CPU reference (WRONG rows above)\n";
-        return 1;
-    }
-    return 0;
+    return samples::finish_ladder("occupancy", csv, all_verified);
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ int run(const dualrt::samples::Args& args) {
             std::cout << "vendor: none, no CUB rows: " << run.no_vendor << "\n";
     }
 
+    dualrt::samples::CsvWriter csv = dualrt::samples::open_ladder_csv(args);
     std::size_t steps = 0;
     for (const auto& run : runs)
         steps += 1 + (f32 + i32) * (reduce::rungs().size() + (run.vendor ? 1 : 0));
@@ -134,9 +135,6 @@ int run(const dualrt::samples::Args& args) {
     }
     progress.clear();
 
-    dualrt::samples::CsvWriter csv;
-    if (!args.csv_path().empty()) csv = dualrt::samples::CsvWriter(args.csv_path(),
-                                                                  LadderReport::csv_header());
     bool all_verified = true;
     for (auto& [title, report] : reports) {
         report.add_reference("copy", reduce::copy_rung);
@@ -146,12 +144,7 @@ int run(const dualrt::samples::Args& args) {
         report.write(csv);
         all_verified = all_verified && report.all_verified();
     }
-    if (csv.enabled()) std::cout << "\nrows written to " << csv.path() << "\n";
-    if (!all_verified) {
-        std::cout << "\nWRONG results above (check column)\n";
-        return 1;
-    }
-    return 0;
+    return dualrt::samples::finish_ladder("reduce", csv, all_verified);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "table.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <stdexcept>
 
 namespace dualrt::samples {
@@ -170,6 +171,18 @@ void LadderReport::write(CsvWriter& csv) const {
         cells.push_back(row.note);
         csv.row(cells);
     }
+}
+
+CsvWriter open_ladder_csv(const Args& args) {
+    if (args.csv_path().empty()) return CsvWriter();
+    return CsvWriter(args.csv_path(), LadderReport::csv_header());
+}
+
+int finish_ladder(const std::string& sample, const CsvWriter& csv, bool all_verified) {
+    if (csv.enabled()) std::cout << "\nrows written to " << csv.path() << "\n";
+    if (all_verified) return 0;
+    std::cerr << sample << ": some results differ from the CPU reference (WRONG rows above)\n";
+    return 1;
 }
 
 }  // namespace dualrt::samples

@@ -60,9 +60,10 @@ public:
 
     void add(RungResult row);
 
-    // Adds a "% of <column>" column (two at most, which the CSV has room for): each row's rate as a share of the rate of the row whose rung
-    // is `rung_name` on the same backend and device, or failing that on another backend of the
-    // same device (a vendor library exists on CUDA only, and OpenCL rows compare with it too).
+    // Adds a "% of <column>" column (two at most, which the CSV has room for): each row's rate
+    // as a share of the rate of the row whose rung is `rung_name` on the same backend and device,
+    // or failing that on another backend of the same device (a vendor library exists on CUDA
+    // only, and OpenCL rows compare with it too).
     void add_reference(const std::string& column, const std::string& rung_name);
 
     const std::vector<RungResult>& rows() const { return rows_; }
@@ -91,5 +92,12 @@ private:
     std::vector<RungResult> rows_;
     std::vector<Reference> references_;
 };
+
+// The file named by --csv, opened with csv_header(); a writer that writes nothing without --csv.
+CsvWriter open_ladder_csv(const Args& args);
+
+// The end of a ladder sample's run: says where the CSV rows went, and on stderr that some rows
+// are wrong when `all_verified` is false. Returns the exit code: 0, or 1 when a row is wrong.
+int finish_ladder(const std::string& sample, const CsvWriter& csv, bool all_verified);
 
 }  // namespace dualrt::samples

@@ -126,9 +126,7 @@ int run(const samples::Args& args) {
                   << info.name << "' (" << info.platform << ")\n";
     }
 
-    samples::CsvWriter csv;
-    if (!args.csv_path().empty())
-        csv = samples::CsvWriter(args.csv_path(), samples::LadderReport::csv_header());
+    samples::CsvWriter csv = samples::open_ladder_csv(args);
     samples::Progress progress(args.progress_mode(), shapes.size() * devices.size() *
                                                          std::size(transpose::rungs));
     bool all_verified = true;
@@ -142,12 +140,7 @@ int run(const samples::Args& args) {
         report.write(csv);
         all_verified = all_verified && report.all_verified();
     }
-    if (csv.enabled()) std::cout << "\nrows written to " << csv.path() << "\n";
-    if (!all_verified) {
-        std::cerr << "transpose: some outputs differ from the CPU transpose (WRONG rows above)\n";
-        return 1;
-    }
-    return 0;
+    return samples::finish_ladder("transpose", csv, all_verified);
 }
 
 }  // namespace
