@@ -6,25 +6,11 @@
 # compute-sanitizer's memcheck, racecheck and synccheck, and DUALRT_SYNC=1 runs of both backends.
 # Logs go to $OUT (or /tmp/dualrt-gpu). Usage: tools/gpu-check.sh [opencl-device-substring...]
 set -uo pipefail
-out=${OUT:-/tmp/dualrt-gpu}
-mkdir -p "$out"
-build=build-gpu
+source "$(dirname "$0")/gpu-common.sh"
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(nvidia pocl)
-status=0
 
-# run NAME COMMAND...: runs a step with its output in $out/NAME.log, prints the log's last lines.
-run() {
-  local name=$1
-  shift
-  echo "== $name: $*"
-  "$@" >"$out/$name.log" 2>&1 || { echo "   FAILED (exit $?)"; status=1; }
-  tail -n "${TAIL:-4}" "$out/$name.log"
-}
-
-echo "== configure + build"
-{ cmake -S . -B "$build" -DDUALRT_WERROR=ON && cmake --build "$build" -j "$(nproc)"; } \
-  >"$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
+build_all
 grep -E "warning|error" "$out/build.log" | head -20
 
 echo "== what the machine has"

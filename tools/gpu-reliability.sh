@@ -10,22 +10,9 @@
 # Logs go to $OUT (or /tmp/dualrt-gpu). Extra programs to run against the build can be passed as
 # EXTRA_PROGRAM=file.cpp (compiled and run on both backends, output in $out/extra-*.txt).
 set -uo pipefail
-out=${OUT:-/tmp/dualrt-gpu}
-mkdir -p "$out"
-build=build-gpu
-status=0
+source "$(dirname "$0")/gpu-common.sh"
 
-run() {
-  local name=$1
-  shift
-  echo "== $name: $*"
-  "$@" >"$out/$name.log" 2>&1 || { echo "   FAILED (exit $?)"; status=1; }
-  tail -n "${TAIL:-4}" "$out/$name.log"
-}
-
-echo "== configure + build"
-{ cmake -S . -B "$build" -DDUALRT_WERROR=ON && cmake --build "$build" -j "$(nproc)"; } \
-  >"$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
+build_all
 
 if [ -n "${EXTRA_PROGRAM:-}" ]; then
   g++ -std=c++17 -I core/include -I "$build/core/include" "$EXTRA_PROGRAM" -L "$build/lib" \
