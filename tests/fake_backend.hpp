@@ -113,10 +113,14 @@ public:
             std::memcpy(ours(dst).data() + offset + at, pattern, pattern_size);
         return done();
     }
-    EventPtr launch(KernelImpl&, const LaunchGeometry& geometry,
-                    const std::vector<KernelArg>& args) override {
+    EventPtr launch(KernelImpl&, const LaunchGeometry& geometry, KernelArgs args) override {
         last_geometry = geometry;
-        last_args = args;
+        // The arguments borrow the launch call's values: keep kinds and sizes, not pointers.
+        last_args.assign(args.begin(), args.end());
+        for (auto& arg : last_args) {
+            arg.buffer = nullptr;
+            arg.value = nullptr;
+        }
         return done();
     }
     EventPtr record() override { return done(); }

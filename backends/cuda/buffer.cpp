@@ -91,8 +91,40 @@ HostBufferImpl::HostBufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t b
                    allocation_context(*device_, "pinned host buffer", bytes));
 }
 
+HostBufferImpl::HostBufferImpl(std::shared_ptr<DeviceImpl> device, void* data, std::size_t bytes,
+                               Register)
+    : device_(std::move(device)), bytes_(bytes), data_(data), registered_(true) {
+    ScopedContext current(device_->context());
+    const auto context = [&] {
+        return "registering " + detail::format_bytes(bytes) + " of host memory at " +
+               detail::address_text(data) + " with " + device_->describe();
+    };
+    // PORTABLE: pinned for every context, like cuMemHostAlloc's buffers.
+    const CUresult result = cuMemHostRegister(data, bytes, CU_MEMHOSTREGISTER_PORTABLE);
+    if (result == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {
+        ErrorInfo info;
+        info.errc = Errc::invalid_argument;
+        info.backend = "cuda";
+        info.call = "cuMemHostRegister(data, bytes, CU_MEMHOSTREGISTER_PORTABLE)";
+        info.code = static_cast<std::int64_t>(result);
+        info.code_name = error_name(result);
+        info.context = context();
+        info.detail = "part of this range is pinned already, outside dualrt (cudaHostRegister or "
+                      "another library); a range is pinned once: unregister it there first";
+        detail::raise(std::move(info));
+    }
+    CU_CHECK_ALLOC(result, context());
+}
+
 HostBufferImpl::~HostBufferImpl() {
     ScopedContext current(device_->context(), ScopedContext::no_throw);
+    if (registered_) {
+        CU_CHECK_NOTHROW(cuMemHostUnregister(data_), "unregistering " +
+                                                         detail::format_bytes(bytes_) +
+                                                         " of host memory from " +
+                                                         device_->describe());
+        return;
+    }
     CU_CHECK_NOTHROW(cuMemFreeHost(data_), "freeing a pinned host buffer of " +
                                                detail::format_bytes(bytes_) + " on " +
                                                device_->describe());

@@ -65,14 +65,21 @@ private:
     std::atomic<bool> host_claim_{false};
 };
 
-// Page-locked host memory from cuMemHostAlloc (portable: pinned for every context), so copies
-// between it and device buffers run asynchronously at full DMA speed. The object is thread-safe;
-// the memory's contents are the caller's.
+// Page-locked host memory, portable (pinned for every context), so copies between it and device
+// buffers run asynchronously at full DMA speed: dualrt's own (cuMemHostAlloc) or the
+// application's, registered in place (cuMemHostRegister). The object is thread-safe; the memory's
+// contents are the caller's.
 class HostBufferImpl final : public backend::HostBufferImpl {
 public:
     // Throws Errc::out_of_memory naming the size and the device when the host cannot pin it.
     HostBufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes);
-    ~HostBufferImpl() override;  // cuMemFreeHost. Never throws.
+    // Pins the application's `bytes` at `data` in place (borrowed: unpinned, never freed, by the
+    // destructor). Throws Errc::invalid_argument when the driver refuses the range (pinned
+    // already, e.g. by cudaHostRegister), Errc::out_of_memory when the host cannot pin it.
+    struct Register {};
+    static constexpr Register register_in_place{};
+    HostBufferImpl(std::shared_ptr<DeviceImpl> device, void* data, std::size_t bytes, Register);
+    ~HostBufferImpl() override;  // cuMemFreeHost, or cuMemHostUnregister. Never throws.
     HostBufferImpl(const HostBufferImpl&) = delete;
     HostBufferImpl& operator=(const HostBufferImpl&) = delete;
 
@@ -85,6 +92,7 @@ private:
     std::shared_ptr<DeviceImpl> device_;
     std::size_t bytes_;
     void* data_ = nullptr;
+    bool registered_ = false;  // the application's memory: unregister, never free
 };
 
 }  // namespace dualrt::cuda

@@ -64,7 +64,7 @@ LaunchConfig launch_config(const KernelImpl& kernel, const DeviceImpl& device,
     return config;
 }
 
-LaunchArguments::LaunchArguments(const std::vector<backend::KernelArg>& args) {
+LaunchArguments::LaunchArguments(backend::KernelArgs args) {
     Slot* slots = inline_slots_;
     if (args.size() > inline_count) {
         more_slots_.resize(args.size());
@@ -76,7 +76,7 @@ LaunchArguments::LaunchArguments(const std::vector<backend::KernelArg>& args) {
         const backend::KernelArg& arg = args[i];
         switch (arg.kind) {
         case backend::ParamInfo::Kind::buffer:
-            slots[i].address = static_cast<const BufferImpl&>(*arg.buffer).address() + arg.offset;
+            slots[i].address = static_cast<const BufferImpl*>(arg.buffer)->address() + arg.offset;
             pointers_[i] = &slots[i].address;
             break;
         case backend::ParamInfo::Kind::local:
@@ -89,7 +89,7 @@ LaunchArguments::LaunchArguments(const std::vector<backend::KernelArg>& args) {
         case backend::ParamInfo::Kind::scalar:
         case backend::ParamInfo::Kind::unknown:
             // The driver only reads through this pointer.
-            pointers_[i] = const_cast<unsigned char*>(arg.value.data());
+            pointers_[i] = const_cast<void*>(arg.value);
             break;
         }
     }

@@ -38,7 +38,7 @@ LaunchConfig launch_config(const KernelImpl& kernel, const DeviceImpl& device,
 // (all the usual ones) allocate nothing: a launch is on the hot path.
 class LaunchArguments {
 public:
-    explicit LaunchArguments(const std::vector<backend::KernelArg>& args);
+    explicit LaunchArguments(backend::KernelArgs args);
     LaunchArguments(const LaunchArguments&) = delete;
     LaunchArguments& operator=(const LaunchArguments&) = delete;
 

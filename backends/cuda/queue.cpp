@@ -171,7 +171,7 @@ backend::EventPtr QueueImpl::fill(backend::BufferImpl& dst, std::size_t offset, 
 
 backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
                                     const backend::LaunchGeometry& geometry,
-                                    const std::vector<backend::KernelArg>& args) {
+                                    backend::KernelArgs args) {
     const KernelImpl& function = ours(kernel);
     const LaunchConfig config = launch_config(function, *device_, geometry);
     LaunchArguments arguments(args);

@@ -94,6 +94,38 @@ HostBufferImpl::HostBufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t b
             device_->describe());
 }
 
+HostBufferImpl::HostBufferImpl(std::shared_ptr<DeviceImpl> device, void* data, std::size_t bytes,
+                               Register)
+    : device_(std::move(device)), bytes_(bytes) {
+    const auto context = [&] {
+        return "registering " + detail::format_bytes(bytes) + " of host memory at " +
+               detail::address_text(data) + " with " + device_->describe();
+    };
+    device_->check_allocation_size(bytes, "registered host range");
+    buffer_ = CL_CHECK_ALLOC(
+        cl::Buffer(device_->context(), CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, bytes, data),
+        context());
+    queue_ = device_->internal_queue();
+    void* mapped = CL_CHECK_ALLOC(
+        queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes),
+        context() + ", mapping it");
+    if (mapped != data) {
+        // A throwing constructor runs no destructor: undo the map here.
+        CL_CHECK_NOTHROW(queue_.enqueueUnmapMemObject(buffer_, mapped), context() + ", unmapping");
+        CL_CHECK_NOTHROW(queue_.finish(), context() + ", unmapping");
+        ErrorInfo info;
+        info.errc = Errc::invalid_argument;
+        info.backend = "opencl";
+        info.call = "clEnqueueMapBuffer";
+        info.context = context();
+        info.detail = "the driver mapped the range at " + detail::address_text(mapped) +
+                      " instead of in place, so it keeps a copy of it rather than pinning the "
+                      "application's memory; use Device::alloc_host on this device";
+        detail::raise(std::move(info));
+    }
+    data_ = mapped;
+}
+
 HostBufferImpl::~HostBufferImpl() {
     // data_ is set last in the constructor, so a destroyed object was always mapped.
     CL_CHECK_NOTHROW(queue_.enqueueUnmapMemObject(buffer_, data_),

@@ -177,6 +177,12 @@ std::shared_ptr<backend::HostBufferImpl> DeviceImpl::create_host_buffer(std::siz
     return std::make_shared<HostBufferImpl>(shared_from_this(), bytes);
 }
 
+std::shared_ptr<backend::HostBufferImpl> DeviceImpl::register_host_memory(void* data,
+                                                                          std::size_t bytes) {
+    return std::make_shared<HostBufferImpl>(shared_from_this(), data, bytes,
+                                            HostBufferImpl::register_in_place);
+}
+
 std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std::size_t bytes) {
     return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
 }

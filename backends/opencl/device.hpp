@@ -29,6 +29,8 @@ public:
     const DeviceInfo& info() const override { return info_; }
     std::shared_ptr<backend::BufferImpl> create_buffer(std::size_t bytes) override;
     std::shared_ptr<backend::HostBufferImpl> create_host_buffer(std::size_t bytes) override;
+    std::shared_ptr<backend::HostBufferImpl> register_host_memory(void* data,
+                                                                  std::size_t bytes) override;
     std::shared_ptr<backend::MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override;
     std::shared_ptr<backend::QueueImpl> create_queue() override;
     std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;

@@ -128,7 +128,7 @@ private:
 // there. Lives under the kernel's launch mutex.
 class ClearBufferArguments {
 public:
-    ClearBufferArguments(KernelState& state, const std::vector<backend::KernelArg>& args)
+    ClearBufferArguments(KernelState& state, backend::KernelArgs args)
         : state_(state), args_(args) {}
     ClearBufferArguments(const ClearBufferArguments&) = delete;
     ClearBufferArguments& operator=(const ClearBufferArguments&) = delete;
@@ -144,7 +144,7 @@ public:
 
 private:
     KernelState& state_;
-    const std::vector<backend::KernelArg>& args_;
+    backend::KernelArgs args_;
 };
 
 }  // namespace
@@ -285,7 +285,7 @@ backend::EventPtr QueueImpl::fill(backend::BufferImpl& dst, std::size_t offset, 
 
 backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
                                     const backend::LaunchGeometry& geometry,
-                                    const std::vector<backend::KernelArg>& args) {
+                                    backend::KernelArgs args) {
     KernelState& state = ours(kernel).state();
     // Called only when a call failed: the success path builds no strings.
     const auto arg_context = [&](std::size_t index) {
@@ -322,8 +322,7 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
             break;
         case backend::ParamInfo::Kind::scalar:
         case backend::ParamInfo::Kind::unknown:
-            CL_CHECK(state.kernel.setArg(index, arg.value.size(), arg.value.data()),
-                     arg_context(i));
+            CL_CHECK(state.kernel.setArg(index, arg.bytes, arg.value), arg_context(i));
             break;
         }
     }

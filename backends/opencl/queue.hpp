@@ -49,7 +49,7 @@ public:
     backend::EventPtr fill(backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
                            const void* pattern, std::size_t pattern_size, Sync sync) override;
     backend::EventPtr launch(backend::KernelImpl& kernel, const backend::LaunchGeometry& geometry,
-                             const std::vector<backend::KernelArg>& args) override;
+                             backend::KernelArgs args) override;
     backend::EventPtr record() override;           // clEnqueueMarkerWithWaitList
     void wait_for(backend::EventImpl& event) override;  // clEnqueueBarrierWithWaitList
     // clFinish: blocks. Makes the marker of the last enqueue's pending event first, so that the

@@ -2,6 +2,7 @@
 
 #include "backend/backend.hpp"
 #include "errors.hpp"
+#include "pinned_ranges.hpp"
 
 #include <limits>
 
@@ -45,10 +46,52 @@ std::shared_ptr<backend::HostBufferImpl> Device::alloc_host_bytes(std::size_t co
                                                                   std::size_t elem_size) const {
     require_valid("Device::alloc_host");
     const auto bytes = checked_bytes("Device::alloc_host", count, elem_size);
-    return impl_->create_host_buffer(bytes);
+    return detail::track_pinned(impl_->create_host_buffer(bytes), detail::PinnedOrigin::allocated);
+}
+
+std::shared_ptr<backend::HostBufferImpl> Device::register_host_bytes(void* data, std::size_t count,
+                                                                     std::size_t elem_size) const {
+    const char* op = "Device::register_host";
+    require_valid(op);
+    const auto bytes = checked_bytes(op, count, elem_size);
+    if (data == nullptr) detail::raise_argument(op, "the pointer is null");
+    if (const auto pinned = detail::overlapping_pinned(data, bytes))
+        detail::raise_argument(
+            op, "the range of " + detail::format_bytes(bytes) + " at " + detail::address_text(data) +
+                    " overlaps " +
+                    (pinned->origin == detail::PinnedOrigin::allocated
+                         ? "a pinned buffer from Device::alloc_host"
+                         : "a range registered before") +
+                    " (" + detail::format_bytes(pinned->bytes) + " at " +
+                    detail::address_text(pinned->begin) + ", on " + pinned->device +
+                    "); memory is pinned once: copy through that HostBuffer or a view of it");
+    return detail::track_pinned(impl_->register_host_memory(data, bytes),
+                                detail::PinnedOrigin::registered);
 }
 
 void* Device::host_data(backend::HostBufferImpl& impl) { return impl.data(); }
+
+namespace detail {
+
+void check_host_view(std::size_t size, std::size_t offset, std::size_t count) {
+    if (offset > size || count > size - offset)
+        raise_argument("HostBuffer::view",
+                       "elements [" + std::to_string(offset) + ", " + std::to_string(offset) +
+                           " + " + std::to_string(count) + ") do not fit in a buffer of " +
+                           std::to_string(size) + " elements",
+                       Errc::out_of_range);
+}
+
+}  // namespace detail
+
+std::shared_ptr<backend::HostBufferImpl> backend::DeviceImpl::register_host_memory(void*,
+                                                                                  std::size_t) {
+    detail::raise_argument("Device::register_host",
+                           "device '" + info().name + "' (" + detail::device_label(info()) +
+                               "): this backend cannot pin memory the application allocated; "
+                               "copy through Device::alloc_host buffers instead",
+                           Errc::unavailable);
+}
 
 namespace {
 

@@ -2,6 +2,7 @@
 
 #include "errors.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <utility>
 
@@ -61,6 +62,13 @@ void raise_argument(const std::string& operation, const std::string& detail, Err
 std::string device_label(const DeviceInfo& info) {
     return "'" + info.name + "' (" + to_string(info.backend) + " device " +
            std::to_string(info.index) + ")";
+}
+
+std::string address_text(const void* address) {
+    char text[2 + 2 * sizeof(void*) + 1];
+    std::snprintf(text, sizeof text, "0x%llx",
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)));
+    return text;
 }
 
 std::string format_bytes(std::size_t bytes) {

@@ -19,6 +19,9 @@ namespace dualrt::detail {
 // "4096 B", "1.5 MiB", ... for messages.
 std::string format_bytes(std::size_t bytes);
 
+// A host address as messages show it: "0x7f12a4000000".
+std::string address_text(const void* address);
+
 // A device as messages name it: "'NVIDIA H200' (cuda device 0)". The backend and index tell
 // apart the CUDA and OpenCL views of one GPU, which share a name.
 std::string device_label(const DeviceInfo& info);

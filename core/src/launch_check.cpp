@@ -122,21 +122,18 @@ backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel_impl,
     return geometry;
 }
 
-std::vector<backend::KernelArg> checked_arguments(const backend::KernelImpl& kernel,
-                                                  std::vector<KernelArgument> args,
-                                                  const backend::DeviceImpl& device) {
+void check_arguments(const backend::KernelImpl& kernel, const KernelArgument* args,
+                     std::size_t count, const backend::DeviceImpl& device,
+                     CheckedArguments& out) {
     const auto& params = kernel.params();
-    if (args.size() != params.size())
+    if (count != params.size())
         fail(kernel.name(), "kernel " + signature(kernel) + " takes " +
                                 std::to_string(params.size()) + " arguments, " +
-                                std::to_string(args.size()) + " given");
-    std::vector<backend::KernelArg> out;
-    out.reserve(args.size());
+                                std::to_string(count) + " given");
     std::size_t local_total = 0;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        auto& arg = args[i];
+    for (std::size_t i = 0; i < count; ++i) {
+        const KernelArgument& arg = args[i];
         const auto& param = params[i];
-        const auto given = kind_name(arg.kind);
         const bool kind_ok = param.kind == Kind::unknown ||
                              (param.kind == Kind::buffer && arg.kind == KernelArgument::Kind::buffer) ||
                              (param.kind == Kind::local && arg.kind == KernelArgument::Kind::local) ||
@@ -144,48 +141,48 @@ std::vector<backend::KernelArg> checked_arguments(const backend::KernelImpl& ker
         if (!kind_ok)
             fail(kernel.name(), describe_param(i, param) + " of " + signature(kernel) + " is " +
                                     kind_name(param.kind) + " ('" + param.type_name +
-                                    "'), given " + given);
-        backend::KernelArg out_arg;
+                                    "'), given " + kind_name(arg.kind));
+        backend::KernelArg& checked = out[i];
         switch (arg.kind) {
-            case KernelArgument::Kind::buffer:
-                if (!arg.buffer.valid())
+            case KernelArgument::Kind::buffer: {
+                const BufferView& view = *arg.buffer;
+                if (!view.valid())
                     fail(kernel.name(), describe_param(i, param) + " is an empty Buffer");
-                if (&arg.buffer.impl()->device() != &device)
+                if (&view.impl()->device() != &device)
                     fail(kernel.name(),
                          describe_param(i, param) + " is a buffer of device " +
-                             device_label(arg.buffer.impl()->device().info()) +
+                             device_label(view.impl()->device().info()) +
                              ", but the queue runs on " + device_label(device.info()));
-                out_arg.kind = Kind::buffer;
-                out_arg.buffer = arg.buffer.impl();
-                out_arg.offset = arg.buffer.offset_bytes();
-                out_arg.bytes = arg.buffer.bytes();
+                checked.kind = Kind::buffer;
+                checked.buffer = view.impl().get();
+                checked.offset = view.offset_bytes();
+                checked.bytes = view.bytes();
                 break;
+            }
             case KernelArgument::Kind::local:
                 if (arg.local_bytes == 0)
                     fail(kernel.name(), describe_param(i, param) + ": local_bytes(0); expected > 0");
                 local_total += arg.local_bytes;
-                out_arg.kind = Kind::local;
-                out_arg.bytes = arg.local_bytes;
+                checked.kind = Kind::local;
+                checked.bytes = arg.local_bytes;
                 break;
             case KernelArgument::Kind::scalar:
-                if (param.size != 0 && arg.value.size() != param.size)
+                if (param.size != 0 && arg.value_bytes != param.size)
                     fail(kernel.name(), describe_param(i, param) + " of " + signature(kernel) +
                                             " is a " + std::to_string(param.size) + "-byte '" +
                                             param.type_name + "', given a " +
-                                            std::to_string(arg.value.size()) + "-byte scalar");
-                out_arg.kind = Kind::scalar;
-                out_arg.bytes = arg.value.size();
-                out_arg.value = std::move(arg.value);
+                                            std::to_string(arg.value_bytes) + "-byte scalar");
+                checked.kind = Kind::scalar;
+                checked.bytes = arg.value_bytes;
+                checked.value = arg.value;
                 break;
         }
-        out.push_back(std::move(out_arg));
     }
     const auto limit = device.info().local_memory_bytes;
     if (limit > 0 && local_total > limit)
         fail(kernel.name(), "the local memory arguments total " + format_bytes(local_total) +
                                 ", more than the device's " +
                                 format_bytes(static_cast<std::size_t>(limit)) + " per work-group");
-    return out;
 }
 
 }  // namespace dualrt::detail

@@ -6,6 +6,8 @@
 
 #include "backend/backend.hpp"
 
+#include <array>
+#include <cstddef>
 #include <vector>
 
 namespace dualrt::detail {
@@ -26,10 +28,36 @@ GroupLimit group_limit(const backend::KernelImpl& kernel, const DeviceInfo& devi
 backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel, const Range& global,
                                         const Range& local, const DeviceInfo& device);
 
+// The checked arguments of one launch, in storage of the launch's own: up to `inline_count`
+// (every usual kernel) cost no allocation. They borrow the KernelArguments they were made from.
+class CheckedArguments {
+public:
+    explicit CheckedArguments(std::size_t count)
+        : count_(count), data_(count <= inline_count ? inline_.data() : nullptr) {
+        if (data_ == nullptr) {
+            more_.resize(count);
+            data_ = more_.data();
+        }
+    }
+    CheckedArguments(const CheckedArguments&) = delete;
+    CheckedArguments& operator=(const CheckedArguments&) = delete;
+
+    backend::KernelArg& operator[](std::size_t i) { return data_[i]; }
+    backend::KernelArgs view() const { return backend::KernelArgs{data_, count_}; }
+
+private:
+    static constexpr std::size_t inline_count = 16;
+    std::size_t count_;
+    std::array<backend::KernelArg, inline_count> inline_{};
+    std::vector<backend::KernelArg> more_;
+    backend::KernelArg* data_;
+};
+
 // Checks count, kind and size of every argument against the kernel's parameters, and that every
-// buffer lives on `device`. Throws Errc::invalid_argument naming the kernel and the argument.
-std::vector<backend::KernelArg> checked_arguments(const backend::KernelImpl& kernel,
-                                                  std::vector<KernelArgument> args,
-                                                  const backend::DeviceImpl& device);
+// buffer lives on `device`, and fills `out` (made for `count` arguments). Throws
+// Errc::invalid_argument naming the kernel and the argument.
+void check_arguments(const backend::KernelImpl& kernel, const KernelArgument* args,
+                     std::size_t count, const backend::DeviceImpl& device,
+                     CheckedArguments& out);
 
 }  // namespace dualrt::detail

@@ -8,6 +8,7 @@
 #include "fault_journal.hpp"
 #include "launch_check.hpp"
 #include "log.hpp"
+#include "pinned_ranges.hpp"
 #include "staged_copy.hpp"
 
 #include <cstdlib>
@@ -83,7 +84,8 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
                                        " (copy into dst.view(offset, count) for part of a buffer)");
     if (bytes == 0) return record();
     if (src == nullptr) detail::raise_argument(op, "the source pointer is null");
-    if (host == HostMemory::pageable && detail::worth_staging(bytes)) {
+    if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
+        !detail::dma_capable(*device_, src, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
             return detail::staged_write(device_, *impl_, *dst.impl(), dst.offset_bytes(), src,
                                         bytes, sync);
@@ -109,7 +111,8 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
                                        " (copy from src.view(offset, count) for part of a buffer)");
     if (bytes == 0) return record();
     if (dst == nullptr) detail::raise_argument(op, "the destination pointer is null");
-    if (host == HostMemory::pageable && detail::worth_staging(bytes)) {
+    if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
+        !detail::dma_capable(*device_, dst, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
             return detail::staged_read(device_, *impl_, dst, *src.impl(), src.offset_bytes(),
                                        bytes, sync);
@@ -169,7 +172,7 @@ Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t 
 }
 
 Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
-                            std::vector<KernelArgument> args) {
+                            const KernelArgument* args, std::size_t count) {
     require_valid("Queue::launch");
     if (!kernel.valid()) detail::raise_argument("Queue::launch", "the Kernel is empty");
     auto& impl = *kernel.impl();
@@ -180,9 +183,10 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
                                    ", but this queue runs on " +
                                    detail::device_label(device_->info()));
     const auto geometry = detail::launch_geometry(impl, global, local, device_->info());
-    const auto checked = detail::checked_arguments(impl, std::move(args), *device_);
-    auto event = detail::reporting_faults(*device_,
-                                          [&] { return impl_->launch(impl, geometry, checked); });
+    detail::CheckedArguments checked(count);
+    detail::check_arguments(impl, args, count, *device_, checked);
+    auto event = detail::reporting_faults(
+        *device_, [&] { return impl_->launch(impl, geometry, checked.view()); });
     detail::journal_launch(*device_, impl_.get(), impl.name());
     return after_enqueue(std::move(event), Sync::async);
 }

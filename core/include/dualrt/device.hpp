@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace dualrt {
@@ -71,6 +72,25 @@ public:
         return HostBuffer<T>(impl, static_cast<T*>(host_data(*impl)), count);
     }
 
+    /// Pins `count` elements of memory the application already has, at `data`, in place, so that
+    /// copies from and to it are DMA like those of alloc_host (CUDA: cuMemHostRegister; OpenCL: a
+    /// CL_MEM_USE_HOST_PTR buffer, which NVIDIA's driver pins). The memory is borrowed: dualrt
+    /// never frees it. It is unpinned when the last HostBuffer referring to it (copies and views
+    /// included) is destroyed. Lifetime rules: the memory must stay allocated until then, and no
+    /// copy from or to it may still be running when it is unpinned (wait for their Events first).
+    /// Pinning is slow (tens of ms per GiB): register long-lived memory once, not per copy.
+    /// @throws Error Errc::invalid_argument for a null pointer, count 0, a range that overlaps
+    ///         memory dualrt has pinned already (an alloc_host buffer or another registered
+    ///         range), or one the driver refuses (naming why, e.g. pinned already by another
+    ///         library); Errc::out_of_memory when the host cannot pin that much;
+    ///         Errc::unavailable when the backend cannot register host memory.
+    template <typename T>
+    HostBuffer<T> register_host(T* data, std::size_t count) const {
+        static_assert(!std::is_const_v<T>, "register_host needs writable memory (copies land there)");
+        auto impl = register_host_bytes(data, count, sizeof(T));
+        return HostBuffer<T>(impl, data, count);
+    }
+
     /// Host memory for `count` elements that this device's kernels read and write in place
     /// (zero-copy; see mapped_buffer.hpp for when the host and the device may touch it), contents
     /// undefined. Throws Errc::invalid_argument for count 0, Errc::unavailable when the device
@@ -114,6 +134,8 @@ private:
     std::shared_ptr<backend::HostBufferImpl> alloc_host_bytes(std::size_t count,
                                                               std::size_t elem_size) const;
     static void* host_data(backend::HostBufferImpl& impl);
+    std::shared_ptr<backend::HostBufferImpl> register_host_bytes(void* data, std::size_t count,
+                                                                 std::size_t elem_size) const;
     std::shared_ptr<backend::MappedBufferImpl> alloc_mapped_bytes(std::size_t count,
                                                                   std::size_t elem_size) const;
     void require_valid(const char* operation) const;

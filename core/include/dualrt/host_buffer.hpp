@@ -13,10 +13,17 @@ namespace dualrt {
 namespace backend {
 class HostBufferImpl;
 }
+namespace detail {
+/// Throws Errc::out_of_range unless elements [offset, offset + count) fit in `size` (internal).
+void check_host_view(std::size_t size, std::size_t offset, std::size_t count);
+}  // namespace detail
 
-/// Pinned host memory, created by Device::alloc_host<T>(n) and usable on every queue of that
-/// device. The memory stays mapped for the host for the buffer's whole life. Copies share it.
-/// Contents are not thread-safe (it is plain memory); the object itself is.
+/// Pinned host memory, usable on every queue of its device: made by Device::alloc_host<T>(n)
+/// (dualrt's own pinned memory, freed with the last HostBuffer of it) or Device::register_host
+/// (the application's memory pinned in place, borrowed). The memory stays mapped for the host for
+/// the buffer's whole life. Copies and views share it; the memory goes when the last of them
+/// does. Copies from and to it, or any view of it, are DMA, fully asynchronous. Contents are not
+/// thread-safe (it is plain memory); the object itself is.
 /// @tparam T a trivially copyable element type
 template <typename T>
 class HostBuffer {
@@ -38,6 +45,14 @@ public:
     T& operator[](std::size_t i) const noexcept { return data_[i]; }  ///< unchecked, like a span
     T* begin() const noexcept { return data_; }          ///< data()
     T* end() const noexcept { return data_ + size_; }    ///< data() + size()
+
+    /// Elements [offset, offset + count) of this buffer, sharing its pinned memory (and keeping it
+    /// alive): copies from and to a view are DMA like the whole buffer's. Cheap; thread-safe.
+    /// @throws Error Errc::out_of_range when the range does not fit in size().
+    HostBuffer view(std::size_t offset, std::size_t count) const {
+        detail::check_host_view(size_, offset, count);
+        return HostBuffer(impl_, data_ + offset, count);
+    }
     /// The backend object (internal; for the library's own code).
     const std::shared_ptr<backend::HostBufferImpl>& impl() const noexcept { return impl_; }
 

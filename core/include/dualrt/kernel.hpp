@@ -6,7 +6,6 @@
 #include <dualrt/types.hpp>
 
 #include <cstddef>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,18 +100,21 @@ struct LocalBytes {
 inline LocalBytes local_bytes(std::size_t bytes) { return LocalBytes{bytes}; }
 
 /// One launch argument before checking: a buffer view, a local-memory size, or a scalar's bytes.
-/// Queue::launch makes these from its arguments.
+/// Queue::launch makes these from its arguments. It borrows: `buffer` and `value` point at the
+/// launch call's own arguments, which live until the call returns, so building the list copies
+/// nothing and allocates nothing.
 struct KernelArgument {
     /// Which of the three an argument is.
     enum class Kind {
         buffer,  ///< a device buffer view: `buffer`
         local,   ///< work-group local memory: `local_bytes`
-        scalar   ///< a value passed by value: its bytes in `value`
+        scalar   ///< a value passed by value: `value_bytes` bytes at `value`
     };
-    Kind kind = Kind::scalar;          ///< which member holds the argument
-    BufferView buffer;                 ///< the view, for Kind::buffer
-    std::size_t local_bytes = 0;       ///< the local-memory size, for Kind::local
-    std::vector<unsigned char> value;  ///< the scalar's bytes, for Kind::scalar
+    Kind kind = Kind::scalar;            ///< which members hold the argument
+    const BufferView* buffer = nullptr;  ///< the view, for Kind::buffer
+    std::size_t local_bytes = 0;         ///< the local-memory size, for Kind::local
+    const void* value = nullptr;         ///< the scalar's bytes, for Kind::scalar
+    std::size_t value_bytes = 0;         ///< the scalar's size, for Kind::scalar
 };
 
 namespace detail {
@@ -122,7 +124,7 @@ KernelArgument make_argument(const A& arg) {
     KernelArgument out;
     if constexpr (std::is_base_of_v<BufferView, A>) {
         out.kind = KernelArgument::Kind::buffer;
-        out.buffer = arg;
+        out.buffer = &arg;
     } else if constexpr (std::is_same_v<A, LocalBytes>) {
         out.kind = KernelArgument::Kind::local;
         out.local_bytes = arg.bytes;
@@ -131,8 +133,8 @@ KernelArgument make_argument(const A& arg) {
                       "a kernel argument is a Buffer<T>, dualrt::local_bytes(n), or a "
                       "trivially copyable scalar (host pointers are not allowed)");
         out.kind = KernelArgument::Kind::scalar;
-        out.value.resize(sizeof(A));
-        std::memcpy(out.value.data(), &arg, sizeof(A));
+        out.value = &arg;
+        out.value_bytes = sizeof(A);
     }
     return out;
 }

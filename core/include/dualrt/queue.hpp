@@ -8,6 +8,7 @@
 #include <dualrt/kernel.hpp>
 #include <dualrt/types.hpp>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -30,7 +31,10 @@ class Device;
 /// through the device's pinned staging pool (staging.hpp) when they are 1 MiB or more
 /// (StagingStats::min_staged_bytes): on return the source has been read (host to device) or the
 /// destination written (device to host) even with Sync::async, since each chunk passes through
-/// the host. Copies from and to a HostBuffer are DMA from pinned memory, fully asynchronous.
+/// the host. Copies from and to a HostBuffer (or a view of one) are DMA from pinned memory, fully
+/// asynchronous; so are copies given a plain pointer that lies inside a live HostBuffer's memory
+/// (alloc_host or register_host, on this device; on CUDA, on any CUDA device, since CUDA pins
+/// for every context), which are never staged.
 ///
 /// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
 /// order the calls happen in.
@@ -105,9 +109,11 @@ public:
     /// Arguments: `Buffer<T>` views, dualrt::local_bytes(n), or scalars of the exact size the
     /// kernel declares. Checked before launch; a mismatch is Errc::invalid_argument naming the
     /// argument.
+    /// Allocates nothing per argument: the list lives on the stack and borrows `args`.
     template <typename... Args>
     Event launch(const Kernel& kernel, Range global, Range local, const Args&... args) {
-        return launch_checked(kernel, global, local, {detail::make_argument(args)...});
+        const std::array<KernelArgument, sizeof...(Args)> list{detail::make_argument(args)...};
+        return launch_checked(kernel, global, local, list.data(), list.size());
     }
 
     Event record();  ///< a timed Event at the current end of this queue (see Event::elapsed_ms)
@@ -133,7 +139,7 @@ private:
     Event fill_bytes(const BufferView& dst, const void* pattern, std::size_t pattern_size,
                      Sync sync);
     Event launch_checked(const Kernel& kernel, Range global, Range local,
-                         std::vector<KernelArgument> args);
+                         const KernelArgument* args, std::size_t count);
     void require_valid(const char* operation) const;
     void require_same_device(const char* operation, const BufferView& buffer,
                              const char* role) const;

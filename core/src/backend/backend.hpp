@@ -19,7 +19,7 @@ namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
 // version is refused by the registry instead of crashing.
-inline constexpr int api_version = 4;
+inline constexpr int api_version = 5;
 
 class DeviceImpl;
 class BufferImpl;
@@ -130,15 +130,26 @@ public:
     virtual NativeHandle native_handle() const = 0;  // cl_kernel / CUfunction
 };
 
-// One kernel argument after the core has checked it against ParamInfo.
+// One kernel argument after the core has checked it against ParamInfo. It borrows: `buffer` and
+// `value` point into the caller's arguments, which live until QueueImpl::launch returns (a
+// launch allocates nothing per argument).
 struct KernelArg {
     ParamInfo::Kind kind = ParamInfo::Kind::scalar;
     // buffer: the allocation and the view's byte range
-    std::shared_ptr<BufferImpl> buffer;
+    BufferImpl* buffer = nullptr;
     std::size_t offset = 0;
     std::size_t bytes = 0;  // buffer: view length; local: bytes of local memory; scalar: value size
-    // scalar: the value's bytes
-    std::vector<unsigned char> value;
+    const void* value = nullptr;  // scalar: the value's `bytes` bytes
+};
+
+// The checked arguments of one launch, in parameter order (a view of the core's fixed storage).
+struct KernelArgs {
+    const KernelArg* data = nullptr;
+    std::size_t count = 0;
+    const KernelArg* begin() const { return data; }
+    const KernelArg* end() const { return data + count; }
+    std::size_t size() const { return count; }
+    const KernelArg& operator[](std::size_t i) const { return data[i]; }
 };
 
 // Launch geometry with OpenCL meaning, already validated: dims in 1..3, every local extent > 0,
@@ -167,7 +178,7 @@ public:
     virtual EventPtr fill(BufferImpl& dst, std::size_t offset, std::size_t bytes,
                           const void* pattern, std::size_t pattern_size, Sync sync) = 0;
     virtual EventPtr launch(KernelImpl& kernel, const LaunchGeometry& geometry,
-                            const std::vector<KernelArg>& args) = 0;
+                            KernelArgs args) = 0;
     virtual EventPtr record() = 0;  // a timed event at the current end of the queue
     virtual void wait_for(EventImpl& event) = 0;  // later work waits; the host does not
     virtual void finish() = 0;                    // blocks until all enqueued work completed
@@ -181,6 +192,13 @@ public:
     // Throws Errc::out_of_memory when the allocation fails. bytes > 0 (checked by the core).
     virtual std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) = 0;
     virtual std::shared_ptr<HostBufferImpl> create_host_buffer(std::size_t bytes) = 0;
+    // (optional) Pins `bytes` of the application's memory at `data` in place, for DMA, until the
+    // returned object is destroyed; the memory stays the application's (borrowed: never freed
+    // here). data() of the result is `data`. The core has checked that data is not null, bytes >
+    // 0 and that no dualrt pinned range overlaps it. Throws Errc::invalid_argument when the
+    // driver refuses this range (naming why), Errc::out_of_memory when the host cannot pin it.
+    // Defaults to Errc::unavailable: this backend cannot register host memory.
+    virtual std::shared_ptr<HostBufferImpl> register_host_memory(void* data, std::size_t bytes);
     // Host memory kernels reach directly. The core has checked info().can_map_host_memory.
     // Throws Errc::out_of_memory when the host cannot pin it. Blocks.
     virtual std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) = 0;

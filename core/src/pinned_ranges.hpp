@@ -1,0 +1,39 @@
+// The host address ranges of every live dualrt pinned allocation (Device::alloc_host) and
+// registered range (Device::register_host), so that a copy given a plain pointer into one of them
+// is recognised as DMA-able and never staged through the pool. Internal.
+#pragma once
+
+#include "backend/backend.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dualrt::detail {
+
+// How a range became pinned, for messages.
+enum class PinnedOrigin { allocated, registered };
+
+// What the registry knows of the range that contains an address.
+struct PinnedRange {
+    const void* begin = nullptr;
+    std::size_t bytes = 0;
+    PinnedOrigin origin = PinnedOrigin::allocated;
+    std::string device;  // device_label() of the device that pinned it
+};
+
+// Wraps `impl` so that its range is listed while any reference to it lives: the returned pointer
+// shares ownership of `impl` and removes the range just before `impl` is destroyed. Thread-safe.
+std::shared_ptr<backend::HostBufferImpl> track_pinned(std::shared_ptr<backend::HostBufferImpl> impl,
+                                                      PinnedOrigin origin);
+
+// Whether [data, data + bytes) lies inside one live pinned range that `device` can copy from by
+// DMA: one pinned through the same device, or (CUDA pins portably, for every context) through
+// any device of the CUDA backend. Never blocks for long (a shared lock and a map lookup).
+bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_t bytes);
+
+// A live pinned range that overlaps [data, data + bytes), if any (for register_host's check).
+std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes);
+
+}  // namespace dualrt::detail
