@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 using dualrt::Backend;
 using dualrt::Errc;
@@ -150,4 +151,62 @@ TEST_CASE("selection: Selection::from_environment reads DUALRT_BACKEND and DUALR
     else ::unsetenv(dualrt::env_backend);
     if (saved_device) ::setenv(dualrt::env_device, device_text.c_str(), 1);
     else ::unsetenv(dualrt::env_device);
+}
+
+namespace {
+
+// Sets one variable for a scope, restoring what was there, however the scope ends.
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) saved_ = old;
+        ::setenv(name, value, 1);
+    }
+    ~ScopedVariable() {
+        if (saved_) ::setenv(name_, saved_->c_str(), 1);
+        else ::unsetenv(name_);
+    }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> saved_;
+};
+
+}  // namespace
+
+TEST_CASE("selection: every bad DUALRT_* value fails select() at once, naming variable and value") {
+    struct Case {
+        const char* name;
+        const char* value;
+        const char* accepted;  // part of the message that says what is accepted
+    };
+    const Case cases[] = {
+        {dualrt::env_staging_limit, "abc", "a size in bytes with an optional K, M or G suffix"},
+        {dualrt::env_staging_limit, "12X", "e.g. 256M"},
+        {dualrt::env_sync, "banana", "1, on, true or yes"},
+        {dualrt::env_log, "loud", "expected one of: off, critical, error, warn"},
+        {dualrt::env_plugin_path, "/no/such/folder", "'/no/such/folder' is not a folder"},
+        {dualrt::env_cache_dir, "/etc/hostname", "that path exists and is not a folder"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.name);
+        CAPTURE(c.value);
+        ScopedVariable bad(c.name, c.value);
+        CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, c.accepted, dualrt::select());
+        try {
+            dualrt::select();
+        } catch (const dualrt::Error& e) {
+            CHECK(test::contains(e.what(), c.name));
+            if (std::string(c.name) != dualrt::env_log) CHECK(test::contains(e.what(), c.value));
+        }
+    }
+    // Good values of the same variables still select a device.
+    ScopedVariable limit(dualrt::env_staging_limit, "64M");
+    ScopedVariable sync(dualrt::env_sync, "off");
+    ScopedVariable log(dualrt::env_log, "warn");
+    ScopedVariable cache(dualrt::env_cache_dir, "off");
+    if (dualrt::devices().empty()) return;
+    CHECK(dualrt::select().valid());
 }

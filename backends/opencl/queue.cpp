@@ -6,6 +6,7 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
+#include "environment.hpp"
 #include "errors.hpp"
 #include "event.hpp"
 #include "log.hpp"
@@ -27,17 +28,6 @@ namespace {
 BufferImpl& ours(backend::BufferImpl& buffer) { return static_cast<BufferImpl&>(buffer); }
 KernelImpl& ours(backend::KernelImpl& kernel) { return static_cast<KernelImpl&>(kernel); }
 EventImpl& ours(backend::EventImpl& event) { return static_cast<EventImpl&>(event); }
-
-// DUALRT_SYNC (any value but "" or "0"; the core then finishes the queue and waits for the event
-// after every enqueue): every command is enqueued with its own cl_event, so that the wait reports
-// the failed command's own status rather than a marker's. Read once, as the core does.
-bool own_events_for_sync_debugging() {
-    static const bool enabled = [] {
-        const char* value = std::getenv(env_sync);
-        return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
-    }();
-    return enabled;
-}
 
 cl::NDRange nd_range(int dims, const std::size_t (&extent)[3]) {
     switch (dims) {
@@ -150,7 +140,7 @@ private:
 }  // namespace
 
 QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device)
-    : device_(std::move(device)), own_events_(own_events_for_sync_debugging()) {
+    : device_(std::move(device)), own_events_(detail::sync_after_every_enqueue()) {
     queue_ = CL_CHECK(cl::CommandQueue(device_->context(), device_->cl_device(),
                                        cl::QueueProperties::Profiling),
                       "creating a queue with profiling on " + device_->describe());

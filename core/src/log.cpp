@@ -24,7 +24,8 @@ spdlog::level::level_enum level_from_environment() {
         const auto name = spdlog::level::to_string_view(level);
         if (text == std::string(name.data(), name.size())) return level;
     }
-    if (text == "warning") return spdlog::level::warn;
+    // spdlog names it "warning" (1.10) or "warn" (later); accept both spellings everywhere.
+    if (text == "warning" || text == "warn") return spdlog::level::warn;
     raise_argument(std::string("reading ") + env_log,
                    "unknown log level '" + text +
                        "'; expected one of: off, critical, error, warn, info, debug, trace",
@@ -40,6 +41,8 @@ std::shared_ptr<spdlog::logger> make_logger() {
 }
 
 }  // namespace
+
+void check_log_level() { level_from_environment(); }
 
 spdlog::logger& log() {
     // A bad DUALRT_LOG throws from here; the next call tries again (static init is retried).

@@ -9,4 +9,7 @@ namespace dualrt::detail {
 // an unknown level name throws dualrt::Error listing the valid names.
 spdlog::logger& log();
 
+// Throws what log() would for the current value of DUALRT_LOG, read now (log() reads it once).
+void check_log_level();
+
 }  // namespace dualrt::detail

@@ -2,6 +2,7 @@
 
 #include <dualrt/runtime.hpp>
 
+#include "environment.hpp"
 #include "log.hpp"
 
 #include <dlfcn.h>
@@ -61,18 +62,7 @@ std::string explain_dlopen_failure(const std::string& module_path, const std::st
 }  // namespace
 
 std::vector<std::string> module_search_path() {
-    std::vector<std::string> folders;
-    if (const char* extra = std::getenv(env_plugin_path)) {
-        std::string list = extra;
-        std::size_t start = 0;
-        while (start <= list.size()) {
-            const auto end = list.find(':', start);
-            const auto folder = list.substr(start, end == std::string::npos ? end : end - start);
-            if (!folder.empty()) folders.push_back(folder);
-            if (end == std::string::npos) break;
-            start = end + 1;
-        }
-    }
+    std::vector<std::string> folders = plugin_folders_from_environment(false);
     // Next to libdualrt.so in a build tree; in its dualrt/ subfolder once installed, so that the
     // modules, which nothing links, stay out of the linker's library folder.
     const auto own = folder_of_this_library();

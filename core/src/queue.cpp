@@ -4,6 +4,7 @@
 #include <dualrt/runtime.hpp>
 
 #include "backend/backend.hpp"
+#include "environment.hpp"
 #include "errors.hpp"
 #include "fault_journal.hpp"
 #include "launch_check.hpp"
@@ -16,18 +17,6 @@
 
 namespace dualrt {
 namespace {
-
-// DUALRT_SYNC (any value but "" or "0") makes every enqueue wait for its work, so an
-// asynchronous fault surfaces at the call that caused it. Read once, for every backend.
-bool sync_after_every_enqueue() {
-    static const bool enabled = [] {
-        const char* value = std::getenv(env_sync);
-        const bool on = value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
-        if (on) detail::log().info("{}={}: every enqueue waits for its work", env_sync, value);
-        return on;
-    }();
-    return enabled;
-}
 
 std::string elements(std::size_t bytes, std::size_t elem_size) {
     return std::to_string(bytes / elem_size) + (elem_size == 1 ? " bytes" : " elements");
@@ -60,7 +49,7 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
 }
 
 Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync) {
-    if (sync_after_every_enqueue()) {
+    if (detail::sync_after_every_enqueue()) {
         detail::reporting_faults(*device_, [&] {
             impl_->finish();
             event->wait();  // reports the failed command's own status where the backend knows it

@@ -1,6 +1,7 @@
 // dualrt::backends(), devices() and select(): the policy of DUALRT_BACKEND / DUALRT_DEVICE.
 #include <dualrt/runtime.hpp>
 
+#include "environment.hpp"
 #include "errors.hpp"
 #include "log.hpp"
 #include "registry.hpp"
@@ -156,6 +157,7 @@ Selection Selection::from_environment() {
 }
 
 Device select(const Selection& asked) {
+    detail::check_environment();
     if (asked.backend == "auto") {
         auto device = select_auto(asked);
         detail::log().info("selected {} device {} '{}' (auto)", to_string(device.backend()),

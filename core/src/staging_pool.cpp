@@ -3,6 +3,7 @@
 #include <dualrt/device.hpp>
 #include <dualrt/runtime.hpp>
 
+#include "environment.hpp"
 #include "errors.hpp"
 #include "staged_copy.hpp"
 #include "log.hpp"
@@ -21,35 +22,6 @@ constexpr std::size_t default_limit = 256u << 20;
 // chunk costs in events and thread hand-offs, and small enough that the first DMA starts early.
 constexpr std::size_t default_chunk = 8u << 20;
 constexpr std::size_t smallest_chunk = 64u << 10;
-
-// "268435456", "256M", "256MiB", "1g": bytes, with an optional K/M/G (KiB/MiB/GiB) suffix.
-std::optional<std::size_t> parse_bytes(const std::string& text) {
-    std::size_t digits = 0;
-    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
-        ++digits;
-    if (digits == 0 || digits > 15) return std::nullopt;
-    std::string suffix = text.substr(digits);
-    for (auto& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::size_t shift = 0;
-    if (suffix == "k" || suffix == "kib") shift = 10;
-    else if (suffix == "m" || suffix == "mib") shift = 20;
-    else if (suffix == "g" || suffix == "gib") shift = 30;
-    else if (!suffix.empty() && suffix != "b") return std::nullopt;
-    return static_cast<std::size_t>(std::stoull(text.substr(0, digits))) << shift;
-}
-
-// DUALRT_STAGING_LIMIT, read once; a value that is not a size is an error naming it.
-std::optional<std::size_t> limit_from_environment() {
-    const char* value = std::getenv(env_staging_limit);
-    if (value == nullptr || *value == '\0') return std::nullopt;
-    const auto bytes = parse_bytes(value);
-    if (!bytes)
-        raise_argument(env_staging_limit,
-                       std::string("the value '") + value +
-                           "' is not a size; expected bytes with an optional K, M or G suffix "
-                           "(e.g. 256M), or 0 to turn staging off");
-    return bytes;
-}
 
 std::size_t chunk_for(std::size_t limit) {
     // Two chunks at least fit under the limit, so one can fill while the other drains.
@@ -71,7 +43,7 @@ StagingPool& StagingPool::of(const std::shared_ptr<backend::DeviceImpl>& device)
 
 StagingPool::StagingPool(std::shared_ptr<backend::DeviceImpl> device)
     : device_(std::move(device)) {
-    const auto from_environment = limit_from_environment();
+    const auto from_environment = staging_limit_from_environment();
     limit_from_environment_ = from_environment.has_value();
     stats_.limit_bytes = from_environment.value_or(default_limit);
     stats_.chunk_bytes = chunk_for(stats_.limit_bytes);
