@@ -65,7 +65,9 @@ public:
     void flush_queue() const;
     bool recorded() const noexcept { return recorded_.load(std::memory_order_acquire); }
     // Whether the event has no cl_event yet and is its queue's last command (not a complete one).
-    bool pending() const noexcept { return !complete_ && !recorded(); }
+    bool pending() const noexcept { return !complete_ && !recorded() && !finished(); }
+    // Whether a wait found the command complete by finishing its queue (so it needs no marker).
+    bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
     // The enqueue number of a pending event's command on its queue. Read and written under the
     // queue's mutex.
     std::uint64_t sequence() const noexcept { return sequence_; }
@@ -86,6 +88,7 @@ private:
     mutable cl::Event event_;
     mutable std::atomic<bool> recorded_{false};
     const bool complete_;  // a blocking read or write: done when this object was made
+    std::atomic<bool> finished_{false};  // a wait finished its queue while it was the last command
     const bool timed_;
 };
 

@@ -182,6 +182,17 @@ void QueueImpl::record_pending(const EventImpl& event) {
     record_locked(event);
 }
 
+bool QueueImpl::finish_if_last(const EventImpl& event) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!event.pending() || event.sequence() != sequence_) return false;
+    }
+    // Outside the mutex: other threads may enqueue meanwhile, and clFinish then waits for their
+    // commands too. Later than needed, never too early.
+    CL_CHECK_SYNC(queue_.finish(), describe("waiting for an event (its queue's last command)"));
+    return true;
+}
+
 template <typename Command>
 backend::EventPtr QueueImpl::enqueue(bool wait, Command&& command) {
     // Allocated before the lock, to keep the lock short; released after it on failure.
@@ -344,6 +355,7 @@ backend::EventPtr QueueImpl::record() {
 
 void QueueImpl::wait_for(backend::EventImpl& event) {
     EventImpl& other = ours(event);
+    if (other.finished()) return;  // a wait found it complete: nothing to order after
     // The marker of a pending event is made first, outside this queue's mutex: it may be this
     // queue's own event, and making it takes the mutex.
     const std::vector<cl::Event> wait_list{other.cl_event()};

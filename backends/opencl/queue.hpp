@@ -66,6 +66,10 @@ public:
     // Enqueues a marker for `event` at the current end of the queue unless it has a cl_event
     // already. Throws dualrt::Error.
     void record_pending(const EventImpl& event);
+    // For EventImpl::wait: when `event` is pending and still this queue's last command, waits for
+    // the queue with clFinish (what a plain program's round trip does: no marker, no cl_event)
+    // and returns true; otherwise returns false at once. Blocks.
+    bool finish_if_last(const EventImpl& event);
 
 private:
     // "queue of OpenCL device 0 'NAME'" plus `what`, for error contexts (built only on failure).
