@@ -23,6 +23,11 @@ struct LaunchCost {
     // dualrt's queues are. The plain queue above is what a plain program uses.
     double profiling_enqueue_us = 0.0;
     double profiling_round_trip_us = 0.0;
+    // OpenCL only (0 elsewhere): a burst that keeps every launch's own cl_event (released after
+    // the burst, untimed), on the plain queue and on the profiling one: what a plain program that
+    // holds its events pays.
+    double kept_enqueue_us = 0.0;
+    double profiling_kept_enqueue_us = 0.0;
 };
 
 // Launch geometry of the `empty` launches, the same for dualrt and the baselines.

@@ -163,10 +163,22 @@ LaunchCost NativeOpenCL::launch_cost(int launches, int repetitions) {
     const int trips = std::min(launches, max_round_trips_per_repetition);
 
     // What a plain program does: enqueue with no event, wait with clFinish.
-    const auto measure = [&](cl_command_queue queue, double& enqueue_us, double& round_trip_us) {
+    const auto measure = [&](cl_command_queue queue, double& enqueue_us, double& round_trip_us,
+                             double& kept_us) {
         const auto launch = [&] {
             NATIVE_CL(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0,
                                              nullptr, nullptr));
+        };
+        std::vector<cl_event> kept(static_cast<std::size_t>(launches));
+        const auto kept_burst = [&]() -> double {
+            const auto begin = Clock::now();
+            for (int i = 0; i < launches; ++i)
+                NATIVE_CL(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0,
+                                                 nullptr, &kept[static_cast<std::size_t>(i)]));
+            const auto end = Clock::now();
+            NATIVE_CL(clFinish(queue));
+            for (cl_event event : kept) NATIVE_CL(clReleaseEvent(event));
+            return microseconds(end - begin) / launches;
         };
         const auto burst = [&]() -> double {
             const auto begin = Clock::now();
@@ -185,6 +197,10 @@ LaunchCost NativeOpenCL::launch_cost(int launches, int repetitions) {
         std::vector<double> enqueue;
         for (int r = 0; r < repetitions; ++r) enqueue.push_back(burst());
         enqueue_us = detail::median(std::move(enqueue));
+        kept_burst();  // warm-up
+        std::vector<double> with_events;
+        for (int r = 0; r < repetitions; ++r) with_events.push_back(kept_burst());
+        kept_us = detail::median(std::move(with_events));
         for (int i = 0; i < trips; ++i) round_trip();
         std::vector<double> round;
         for (int r = 0; r < repetitions; ++r)
@@ -193,8 +209,9 @@ LaunchCost NativeOpenCL::launch_cost(int launches, int repetitions) {
     };
 
     LaunchCost cost;
-    measure(plain_.get(), cost.enqueue_us, cost.round_trip_us);
-    measure(timed_[0].get(), cost.profiling_enqueue_us, cost.profiling_round_trip_us);
+    measure(plain_.get(), cost.enqueue_us, cost.round_trip_us, cost.kept_enqueue_us);
+    measure(timed_[0].get(), cost.profiling_enqueue_us, cost.profiling_round_trip_us,
+            cost.profiling_kept_enqueue_us);
     return cost;
 }
 

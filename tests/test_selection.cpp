@@ -186,6 +186,8 @@ TEST_CASE("selection: every bad DUALRT_* value fails select() at once, naming va
         {dualrt::env_staging_limit, "abc", "a size in bytes with an optional K, M or G suffix"},
         {dualrt::env_staging_limit, "12X", "e.g. 256M"},
         {dualrt::env_sync, "banana", "1, on, true or yes"},
+        {dualrt::env_copy_threads, "0", "a number of threads from 1 to 64"},
+        {dualrt::env_copy_threads, "many", "a number of threads from 1 to 64"},
         {dualrt::env_log, "loud", "expected one of: off, critical, error, warn"},
         {dualrt::env_plugin_path, "/no/such/folder", "'/no/such/folder' is not a folder"},
         {dualrt::env_cache_dir, "/etc/hostname", "that path exists and is not a folder"},

@@ -93,6 +93,18 @@ std::optional<std::size_t> staging_limit_from_environment() {
     return bytes;
 }
 
+std::optional<std::size_t> copy_threads_from_environment() {
+    const auto value = read(env_copy_threads);
+    if (!value || value->empty()) return std::nullopt;
+    const bool digits = value->size() <= 2 &&
+                        std::all_of(value->begin(), value->end(),
+                                    [](unsigned char c) { return std::isdigit(c) != 0; });
+    const std::size_t threads = digits ? std::stoul(*value) : 0;
+    if (threads < 1 || threads > 64)
+        bad_value(env_copy_threads, *value, "a number of threads from 1 to 64");
+    return threads;
+}
+
 std::vector<std::string> plugin_folders_from_environment(bool strict) {
     std::vector<std::string> folders;
     const auto value = read(env_plugin_path);
@@ -119,6 +131,7 @@ void check_environment() {
     check_log_level();
     parse_switch(env_sync, read(env_sync));
     staging_limit_from_environment();
+    copy_threads_from_environment();
     plugin_folders_from_environment(true);
     check_cache_dir();
 }

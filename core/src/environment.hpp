@@ -22,6 +22,10 @@ bool sync_after_every_enqueue();
 // DUALRT_STAGING_LIMIT in bytes ("256M", "1g", "0"), or nothing when unset or empty.
 std::optional<std::size_t> staging_limit_from_environment();
 
+// DUALRT_COPY_THREADS: threads (1-64) that the host memcpy of staged copies uses, or nothing
+// when unset or empty.
+std::optional<std::size_t> copy_threads_from_environment();
+
 // The folders of DUALRT_PLUGIN_PATH, in order (empty entries skipped). `strict`: one that is not
 // a folder is an error (select); otherwise it is kept, and module loading reports what is missing
 // where it looked (the registry, which lists backends without throwing).

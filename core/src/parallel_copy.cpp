@@ -1,5 +1,7 @@
 #include "parallel_copy.hpp"
 
+#include "environment.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -10,8 +12,10 @@ namespace {
 constexpr std::size_t min_piece_bytes = 512 * 1024;
 
 std::size_t default_threads() {
-    // Half the cores, at most eight: enough to outrun a PCIe gen5 DMA engine on a server's
-    // memory bus, while leaving the application most of the machine.
+    // DUALRT_COPY_THREADS, else half the cores, at most eight: while leaving the application most
+    // of the machine. One thread copies pageable memory at only 5 GB/s on the H200 machine's host
+    // (docs/BENCHMARKS.md), so the staged rate is this count times that, up to the DMA's.
+    if (const auto threads = copy_threads_from_environment()) return *threads;
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     return std::clamp<std::size_t>(hardware / 2, 1, 8);
 }

@@ -33,6 +33,10 @@ struct LibraryCost {
     double enqueue_us = 0.0;
     double enqueue_kept_us = 0.0;
     double round_trip_us = 0.0;
+    // fill(out, value, 1) over one work-item: on a whole buffer, and on a view of part of one
+    // (OpenCL passes a view as a sub-buffer made for the launch).
+    double whole_buffer_us = 0.0;
+    double view_us = 0.0;
 };
 
 // Mirrors NativeBaseline::launch_cost: same kernel, geometry, burst size and round-trip count.
@@ -78,6 +82,26 @@ LibraryCost measure_library(const dualrt::Device& device, int launches, int repe
     for (int r = 0; r < repetitions; ++r)
         for (int i = 0; i < trips; ++i) round.push_back(round_trip());
     cost.round_trip_us = dualrt::bench::detail::median(std::move(round));
+
+    const dualrt::Kernel fill = device.kernel("fill");
+    const auto buffer = device.alloc<float>(1u << 20);
+    const auto view = buffer.view(1u << 16, 1u << 16);  // 256 KiB in: aligned for sub-buffers
+    const auto buffer_burst = [&](const dualrt::Buffer<float>& target) -> double {
+        const auto begin = Clock::now();
+        for (int i = 0; i < launches; ++i) queue.launch(fill, global, local, target, 1.0f, 1u);
+        const auto end = Clock::now();
+        queue.finish();
+        return microseconds(end - begin) / launches;
+    };
+    buffer_burst(buffer);  // warm-up
+    buffer_burst(view);
+    std::vector<double> whole, part;
+    for (int r = 0; r < repetitions; ++r) {
+        whole.push_back(buffer_burst(buffer));
+        part.push_back(buffer_burst(view));
+    }
+    cost.whole_buffer_us = dualrt::bench::detail::median(std::move(whole));
+    cost.view_us = dualrt::bench::detail::median(std::move(part));
     return cost;
 }
 
@@ -126,9 +150,16 @@ int run(const dualrt::samples::Args& args) {
     if (plain.profiling_enqueue_us > 0.0) {
         add("enqueue, events discarded", library.enqueue_us, plain.profiling_enqueue_us,
             "profiling");
+        add("enqueue, events kept", library.enqueue_kept_us, plain.kept_enqueue_us,
+            "plain, own events kept");
+        add("enqueue, events kept", library.enqueue_kept_us, plain.profiling_kept_enqueue_us,
+            "profiling, own events kept");
         add("round trip (launch + wait)", library.round_trip_us, plain.profiling_round_trip_us,
             "profiling");
     }
+    // Both sides dualrt: what passing part of a buffer costs over passing all of it.
+    add("fill launch on a buffer view", library.view_us, library.whole_buffer_us,
+        "dualrt, whole buffer");
     table.print(std::cout);
     if (csv.enabled()) std::cout << "rows written to " << csv.path() << "\n";
     return 0;

@@ -19,6 +19,7 @@ inline constexpr const char* env_log = "DUALRT_LOG";                  ///< spdlo
 inline constexpr const char* env_plugin_path = "DUALRT_PLUGIN_PATH";  ///< extra module folders
 inline constexpr const char* env_sync = "DUALRT_SYNC";  ///< "1": wait after every enqueue
 inline constexpr const char* env_staging_limit = "DUALRT_STAGING_LIMIT";  ///< bytes, K/M/G; 0: off
+inline constexpr const char* env_copy_threads = "DUALRT_COPY_THREADS";  ///< host memcpy threads
 inline constexpr const char* env_cache_dir = "DUALRT_CACHE_DIR";  ///< program cache folder; "off": none
 /// @}
 
