@@ -18,7 +18,7 @@ TAIL=4 run memcheck-cuda env DUALRT_BACKEND=cuda compute-sanitizer --tool memche
   --test-case="host memory*,kernels*,views*"
 fi
 [ "$part" = tests ] && target_list="" || target_list="cuda opencl:nvidia"
-for target in $target_list in cuda opencl:nvidia; do
+for target in $target_list; do
   backend=${target%%:*}
   device=${target#*:}
   [ "$device" = "$target" ] && device=

@@ -1,20 +1,29 @@
 // Host memcpy spread over worker threads. One thread cannot read pageable memory as fast as the
-// DMA engines drain pinned memory (about 10-20 GB/s against 55 GB/s on PCIe gen5), so the staged
-// copies and the pipeline split each chunk's memcpy across a few threads. Internal.
+// DMA engines drain pinned memory (5-10 GB/s a thread against 55 GB/s on PCIe gen5, measured on
+// the H200 machine: docs/BENCHMARKS.md), so the staged copies and the pipeline split each chunk's
+// memcpy across a few threads, with non-temporal stores where the CPU has them. Internal.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace dualrt::detail {
 
+// memcpy(dst, src, bytes) with non-temporal (streaming) stores where the CPU has AVX2 and the
+// copy is large: the destination is written without being read into the cache first, which
+// nearly doubles one thread's rate into pinned memory. Same result as memcpy.
+void stream_copy(void* dst, const void* src, std::size_t bytes);
+
 class ParallelCopier {
 public:
-    // The process-wide copier. Its threads start on first use and stay parked on a condition
-    // variable between jobs.
+    // The process-wide copier. Its threads start on first use, spin briefly after each job (a
+    // stream of copies hands them the next piece without a wake-up) and then sleep on a
+    // condition variable.
     static ParallelCopier& instance();
 
     explicit ParallelCopier(std::size_t threads);
@@ -22,9 +31,9 @@ public:
     ParallelCopier(const ParallelCopier&) = delete;
     ParallelCopier& operator=(const ParallelCopier&) = delete;
 
-    // memcpy(dst, src, bytes), with the calling thread taking a share. Returns when all of it is
-    // done. Small copies stay on the calling thread. Several threads may call at once (jobs are
-    // serialised: the workers serve one at a time).
+    // stream_copy(dst, src, bytes), with the calling thread taking a share. Returns when all of
+    // it is done. Small copies stay on the calling thread. Several threads may call at once
+    // (jobs are serialised: the workers serve one at a time).
     void copy(void* dst, const void* src, std::size_t bytes);
 
     std::size_t threads() const noexcept { return workers_.size() + 1; }
@@ -36,7 +45,6 @@ private:
         std::size_t bytes = 0;
         std::size_t pieces = 0;
         std::size_t next = 0;  // next piece to take
-        std::size_t done = 0;  // pieces finished
     };
     void work();
     // Takes and copies pieces of the current job until none is left. Caller holds `lock`.
@@ -47,7 +55,9 @@ private:
     std::condition_variable wake_;
     std::condition_variable finished_;
     Job job_;
-    bool stopping_ = false;
+    std::atomic<std::uint64_t> posted_{0};  // jobs posted so far; changed under mutex_
+    std::atomic<std::size_t> done_{0};      // pieces of the current job finished
+    std::atomic<bool> stopping_{false};
     std::vector<std::thread> workers_;
 };
 

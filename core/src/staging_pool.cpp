@@ -86,17 +86,24 @@ std::vector<StagingSlot> StagingPool::acquire(std::size_t wanted) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (stats_.limit_bytes == 0) return slots;
-        // Idle buffers whose last use has finished first, then the others.
-        std::stable_partition(idle_.begin(), idle_.end(), [](const Idle& idle) {
+        // Idle buffers whose last use has finished first; then new ones while the limit allows,
+        // rather than waiting for a DMA still reading an idle one (a stream of copies on
+        // several queues would otherwise wait for the previous copy's last DMA every time);
+        // then the busy idle ones.
+        const auto done = std::stable_partition(idle_.begin(), idle_.end(), [](const Idle& idle) {
             return !idle.in_flight || idle.in_flight->is_complete();
         });
-        while (slots.size() < wanted && !idle_.empty()) {
-            Idle idle = std::move(idle_.front());
-            idle_.erase(idle_.begin());
-            if (idle.in_flight) to_wait.push_back(std::move(idle.in_flight));
-            slots.push_back(std::move(idle.slot));
-            ++stats_.hits;
-        }
+        std::size_t ready = static_cast<std::size_t>(done - idle_.begin());
+        const auto take_idle = [&](std::size_t count) {
+            for (; count > 0 && slots.size() < wanted && !idle_.empty(); --count) {
+                Idle idle = std::move(idle_.front());
+                idle_.erase(idle_.begin());
+                if (idle.in_flight) to_wait.push_back(std::move(idle.in_flight));
+                slots.push_back(std::move(idle.slot));
+                ++stats_.hits;
+            }
+        };
+        take_idle(ready);
         while (slots.size() < wanted &&
                stats_.pinned_bytes + stats_.chunk_bytes <= stats_.limit_bytes) {
             auto slot = pin(stats_.chunk_bytes);
@@ -107,6 +114,7 @@ std::vector<StagingSlot> StagingPool::acquire(std::size_t wanted) {
             stats_.peak_pinned_bytes = std::max(stats_.peak_pinned_bytes, stats_.pinned_bytes);
             slots.push_back(std::move(*slot));
         }
+        take_idle(idle_.size());
     }
     for (auto& event : to_wait) {
         try {

@@ -1,0 +1,77 @@
+// The host copy behind staged copies: streaming stores and the worker pool give memcpy's result
+// at every size and alignment, also from several threads at once and in long streams of jobs.
+#include "parallel_copy.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<unsigned char> random_bytes(std::size_t n, std::mt19937& engine) {
+    std::vector<unsigned char> out(n);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (auto& b : out) b = static_cast<unsigned char>(byte(engine));
+    return out;
+}
+
+// Copies `n` bytes from offset `from` to offset `to` with `copy`; true when exactly those bytes
+// changed, to the source's values.
+template <typename Copy>
+bool copies_exactly(Copy&& copy, std::size_t n, std::size_t from, std::size_t to,
+                    std::mt19937& engine) {
+    const auto source = random_bytes(n + from, engine);
+    std::vector<unsigned char> target(n + to + 64, 0xA5);
+    copy(target.data() + to, source.data() + from, n);
+    for (std::size_t i = 0; i < to; ++i)
+        if (target[i] != 0xA5) return false;
+    for (std::size_t i = 0; i < n; ++i)
+        if (target[to + i] != source[from + i]) return false;
+    for (std::size_t i = to + n; i < target.size(); ++i)
+        if (target[i] != 0xA5) return false;
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("parallel copy: streaming stores copy every size and alignment exactly") {
+    const auto seed = std::random_device{}();
+    INFO("seed " << seed);
+    std::mt19937 engine(seed);
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{127}, std::size_t{65535},
+                          std::size_t{65536}, std::size_t{65536 + 129}, std::size_t{1} << 20})
+        for (std::size_t from : {0, 1, 31, 64})
+            for (std::size_t to : {0, 3, 32, 63}) {
+                CAPTURE(n);
+                CAPTURE(from);
+                CAPTURE(to);
+                CHECK(copies_exactly(dualrt::detail::stream_copy, n, from, to, engine));
+            }
+}
+
+TEST_CASE("parallel copy: the pool splits large copies and serves several callers") {
+    const auto seed = std::random_device{}();
+    INFO("seed " << seed);
+    dualrt::detail::ParallelCopier copier(4);
+    CHECK(copier.threads() == 4);
+    const auto pooled = [&](void* d, const void* s, std::size_t n) { copier.copy(d, s, n); };
+    std::mt19937 engine(seed);
+    for (std::size_t n : {std::size_t{1000}, std::size_t{3} << 20, (std::size_t{5} << 20) + 77})
+        CHECK(copies_exactly(pooled, n, 5, 7, engine));
+    // A stream of jobs from four threads at once, each checking its own copies.
+    std::vector<std::thread> callers;
+    std::vector<int> failures(4, 0);
+    for (int t = 0; t < 4; ++t)
+        callers.emplace_back([&, t] {
+            std::mt19937 mine(seed + static_cast<unsigned>(t));
+            for (int i = 0; i < 20; ++i)
+                if (!copies_exactly(pooled, (std::size_t{1} << 20) + static_cast<std::size_t>(i),
+                                    static_cast<std::size_t>(i), 0, mine))
+                    ++failures[static_cast<std::size_t>(t)];
+        });
+    for (auto& caller : callers) caller.join();
+    CHECK(failures == std::vector<int>(4, 0));
+}
