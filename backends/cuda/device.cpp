@@ -159,6 +159,45 @@ std::shared_ptr<backend::HostBufferImpl> DeviceImpl::register_host_memory(void* 
                                             HostBufferImpl::register_in_place);
 }
 
+bool DeviceImpl::can_wait_on(const backend::DeviceImpl& other) const {
+    // cuStreamWaitEvent orders a stream after an event of any context, on any device.
+    return other.info().backend == Backend::cuda;
+}
+
+bool DeviceImpl::can_copy_peer(const backend::DeviceImpl& other) const {
+    if (other.info().backend != Backend::cuda || &other == this) return false;
+    const CUdevice peer = static_cast<const DeviceImpl&>(other).cu_device();
+    std::lock_guard<std::mutex> lock(peer_mutex_);
+    const auto known = can_access_peer_.find(peer);
+    if (known != can_access_peer_.end()) return known->second;
+    int to = 0;
+    int from = 0;
+    CU_CHECK(cuDeviceCanAccessPeer(&to, device_, peer), "asking whether " + describe() +
+                                                            " reaches " + other.info().name +
+                                                            " as a peer");
+    CU_CHECK(cuDeviceCanAccessPeer(&from, peer, device_), "asking whether " + other.info().name +
+                                                              " reaches " + describe() +
+                                                              " as a peer");
+    return can_access_peer_[peer] = to != 0 && from != 0;
+}
+
+void DeviceImpl::enable_peer_access(const DeviceImpl& other) const {
+    {
+        std::lock_guard<std::mutex> lock(peer_mutex_);
+        if (peer_enabled_.count(other.cu_device()) != 0) return;
+    }
+    const auto enable = [](const DeviceImpl& from, const DeviceImpl& to) {
+        ScopedContext current(from.context());
+        const CUresult result = cuCtxEnablePeerAccess(to.context(), 0);
+        if (result == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return;
+        CU_CHECK(result, "enabling peer access from " + from.describe() + " to " + to.describe());
+    };
+    enable(*this, other);
+    enable(other, *this);
+    std::lock_guard<std::mutex> lock(peer_mutex_);
+    peer_enabled_.insert(other.cu_device());
+}
+
 std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std::size_t bytes) {
     return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
 }

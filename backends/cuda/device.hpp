@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,9 @@ public:
     std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
     std::vector<std::string> load_source(const std::string& name,
                                          const std::string& text) override;
+    bool can_wait_on(const backend::DeviceImpl& other) const override;  // any CUDA device
+    // Another CUDA device that cuDeviceCanAccessPeer says this one reaches directly (cached).
+    bool can_copy_peer(const backend::DeviceImpl& other) const override;
     NativeHandle native_handle() const override;   // CUdevice
     NativeHandle native_context() const override;  // CUcontext: the primary context
 
@@ -51,6 +56,11 @@ public:
     // The primary context, retained on first use (so that listing devices does not initialise
     // every GPU: a context costs hundreds of MiB of device memory). Throws when retaining fails.
     CUcontext context() const;
+    // Enables peer access between this device's primary context and `other`'s, both ways, the
+    // first time it is asked for that pair (cuCtxEnablePeerAccess; "already enabled", by dualrt
+    // or by another library sharing the primary contexts, counts as done). Throws when enabling
+    // fails.
+    void enable_peer_access(const DeviceImpl& other) const;
     // "CUDA device 0 'NAME'", for error contexts.
     std::string describe() const;
     // 90 for compute capability 9.0.
@@ -76,6 +86,11 @@ private:
     mutable std::atomic<CUcontext> context_{nullptr};
 
     ProgramCache programs_;
+
+    // Peer capability and enabled peer access, by the other device's CUdevice.
+    mutable std::mutex peer_mutex_;
+    mutable std::map<CUdevice, bool> can_access_peer_;
+    mutable std::set<CUdevice> peer_enabled_;
 };
 
 }  // namespace dualrt::cuda

@@ -192,6 +192,24 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
     });
 }
 
+backend::EventPtr QueueImpl::copy_peer(backend::BufferImpl& dst, std::size_t dst_offset,
+                                      backend::BufferImpl& src, std::size_t src_offset,
+                                      std::size_t bytes) {
+    // One of the two is this queue's device, the other a CUDA peer of it (checked by the core).
+    const auto& to = static_cast<const DeviceImpl&>(dst.device());
+    const auto& from = static_cast<const DeviceImpl&>(src.device());
+    (&to == device_.get() ? to : from).enable_peer_access(&to == device_.get() ? from : to);
+    ScopedContext current(device_->context());
+    const CUdeviceptr to_address = ours(dst).address() + dst_offset;
+    const CUdeviceptr from_address = ours(src).address() + src_offset;
+    return enqueue(Sync::async, [&] {
+        CU_CHECK(cuMemcpyPeerAsync(to_address, to.context(), from_address, from.context(), bytes,
+                                   stream_),
+                 describe("copying " + detail::format_bytes(bytes) + " from " + from.describe() +
+                          " to " + to.describe() + " (peer copy)"));
+    });
+}
+
 backend::EventPtr QueueImpl::record() {
     ScopedContext current(device_->context());
     CUevent native = nullptr;

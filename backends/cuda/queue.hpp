@@ -56,6 +56,9 @@ public:
                            const void* pattern, std::size_t pattern_size, Sync sync) override;
     backend::EventPtr launch(backend::KernelImpl& kernel, const backend::LaunchGeometry& geometry,
                              backend::KernelArgs args) override;
+    backend::EventPtr copy_peer(backend::BufferImpl& dst, std::size_t dst_offset,
+                                backend::BufferImpl& src, std::size_t src_offset,
+                                std::size_t bytes) override;
     backend::EventPtr record() override;                // a timed cuEventRecord
     void wait_for(backend::EventImpl& event) override;  // cuStreamWaitEvent
     // cuStreamSynchronize: blocks. Records the last enqueue's pending event first, so that the

@@ -84,6 +84,17 @@ void check_host_view(std::size_t size, std::size_t offset, std::size_t count) {
 
 }  // namespace detail
 
+bool backend::DeviceImpl::can_wait_on(const DeviceImpl& other) const { return &other == this; }
+
+bool backend::DeviceImpl::can_copy_peer(const DeviceImpl&) const { return false; }
+
+backend::EventPtr backend::QueueImpl::copy_peer(BufferImpl&, std::size_t, BufferImpl&,
+                                                std::size_t, std::size_t) {
+    detail::raise_argument("Queue::copy (between devices)",
+                           "this backend has no peer copies; the copy is staged instead",
+                           Errc::unavailable);
+}
+
 std::shared_ptr<backend::HostBufferImpl> backend::DeviceImpl::register_host_memory(void*,
                                                                                   std::size_t) {
     detail::raise_argument("Device::register_host",
@@ -159,6 +170,12 @@ std::vector<std::string> Device::load_sources(const KernelSource& source) const 
                                    impl_->info().name + "' runs on the " +
                                    to_string(impl_->info().backend) + " backend");
     return impl_->load_source(source.name, text);
+}
+
+bool Device::peer_access(const Device& other) const {
+    require_valid("Device::peer_access");
+    if (!other.valid()) detail::raise_argument("Device::peer_access", "the other Device is empty");
+    return other.impl_ != impl_ && impl_->can_copy_peer(*other.impl_);
 }
 
 NativeHandle Device::native_handle() const {

@@ -4,6 +4,7 @@
 #include <dualrt/runtime.hpp>
 
 #include "backend/backend.hpp"
+#include "cross_device.hpp"
 #include "environment.hpp"
 #include "errors.hpp"
 #include "fault_journal.hpp"
@@ -119,13 +120,27 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
                         Sync sync) {
     const char* op = "Queue::copy (device to device)";
     require_valid(op);
-    require_same_device(op, dst, "destination");
-    require_same_device(op, src, "source");
+    if (!dst.valid()) detail::raise_argument(op, "the destination Buffer is empty");
+    if (!src.valid()) detail::raise_argument(op, "the source Buffer is empty");
+    const backend::DeviceImpl& to = dst.impl()->device();
+    const backend::DeviceImpl& from = src.impl()->device();
+    if (&to != &from && &to != device_.get() && &from != device_.get())
+        detail::raise_argument(op, "the copy is from device " + detail::device_label(from.info()) +
+                                       " to device " + detail::device_label(to.info()) +
+                                       ", but this queue runs on " +
+                                       detail::device_label(device_->info()) +
+                                       "; enqueue it on a queue of either device");
+    if (&to == &from) require_same_device(op, dst, "destination");
     if (dst.bytes() != src.bytes())
         detail::raise_argument(op, "size mismatch: the source holds " +
                                        elements(src.bytes(), elem_size) + ", the destination " +
                                        elements(dst.bytes(), elem_size));
     if (src.bytes() == 0) return record();
+    if (&to != &from)
+        return after_enqueue(detail::reporting_faults(*device_, [&] {
+                                 return detail::copy_across(device_, *impl_, dst, src, sync);
+                             }),
+                             sync);
     const bool same_allocation = dst.impl() == src.impl();
     const bool overlap = same_allocation && dst.offset_bytes() < src.offset_bytes() + src.bytes() &&
                          src.offset_bytes() < dst.offset_bytes() + dst.bytes();
@@ -188,13 +203,10 @@ Event Queue::record() {
 void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
-    if (&event.impl()->device() != device_.get())
-        detail::raise_argument("Queue::wait",
-                               "the event belongs to device " +
-                                   detail::device_label(event.impl()->device().info()) +
-                                   ", but this queue runs on " +
-                                   detail::device_label(device_->info()));
-    detail::reporting_faults(*device_, [&] { impl_->wait_for(*event.impl()); });
+    detail::reporting_faults(*device_, [&] {
+        if (&event.impl()->device() == device_.get()) impl_->wait_for(*event.impl());
+        else detail::wait_across(*device_, *impl_, *event.impl());
+    });
 }
 
 void Queue::finish() {

@@ -69,6 +69,27 @@ void print_devices() {
     }
 }
 
+// Which pairs copy device to device; every other pair is staged through pinned host memory.
+void print_peer_access() {
+    const auto devices = dualrt::devices();
+    std::cout << "\nPeer access (copies between two devices' buffers)\n";
+    bool any = false;
+    for (std::size_t a = 0; a < devices.size(); ++a)
+        for (std::size_t b = a + 1; b < devices.size(); ++b) {
+            if (!devices[a].peer_access(devices[b])) continue;
+            any = true;
+            std::cout << "  " << dualrt::to_string(devices[a].backend()) << " "
+                      << devices[a].info().index << " <-> " << devices[b].info().index
+                      << ": device to device\n";
+        }
+    if (devices.size() < 2)
+        std::cout << "  one device: nothing to pair\n";
+    else if (!any)
+        std::cout << "  none: copies between devices go through pinned host memory\n";
+    else
+        std::cout << "  every other pair: through pinned host memory\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +114,7 @@ int main(int argc, char** argv) {
         print_backends();
         std::cout << "\nDevices\n";
         print_devices();
+        print_peer_access();
         const auto chosen = dualrt::select(selection);
         std::cout << "\nSelected: " << dualrt::to_string(chosen.backend()) << " device "
                   << chosen.info().index << " '" << chosen.name() << "'\n";

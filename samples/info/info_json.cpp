@@ -65,13 +65,21 @@ bool write_json(std::ostream& out, const Selection& selection) {
                 {"dualrt_version", version_string()},
                 {"backends", json::array()},
                 {"devices", json::array()},
+                {"peer_access", json::array()},
                 {"selection",
                  {{"asked", {{"backend", selection.backend}, {"device", selection.device}}},
                   {"selected", nullptr}}},
                 {"error", nullptr}};
     try {
         for (const auto& status : backends()) doc["backends"].push_back(backend_json(status));
-        for (const auto& device : devices()) doc["devices"].push_back(device_json(device.info()));
+        const auto all = devices();
+        for (const auto& device : all) doc["devices"].push_back(device_json(device.info()));
+        for (std::size_t a = 0; a < all.size(); ++a)
+            for (std::size_t b = a + 1; b < all.size(); ++b)
+                if (all[a].peer_access(all[b]))
+                    doc["peer_access"].push_back({{"backend", to_string(all[a].backend())},
+                                                  {"a", all[a].info().index},
+                                                  {"b", all[b].info().index}});
         const Device chosen = select(selection);
         doc["selection"]["selected"] = {{"backend", to_string(chosen.backend())},
                                         {"index", chosen.info().index},

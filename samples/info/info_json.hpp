@@ -28,6 +28,10 @@
 //       "can_map_host_memory": bool,
 //       "zero_copy_worthwhile": bool }
 //   ],
+//   "peer_access": [                            pairs of devices whose buffers copy device to
+//     { "backend": string,                      device directly (CUDA peer access); every other
+//       "a": integer, "b": integer }            pair of devices copies through pinned host memory
+//   ],
 //   "selection": {
 //     "asked": { "backend": string,             DUALRT_BACKEND or --backend ("auto" when unset)
 //                "device": string },            DUALRT_DEVICE or --device ("" when unset)

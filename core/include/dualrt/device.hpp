@@ -119,6 +119,11 @@ public:
     /// DUALRT_STAGING_LIMIT, when set, wins over it.
     void set_staging_limit(std::size_t bytes) const;
 
+    /// Whether copies between this device's buffers and `other`'s go device to device (CUDA peer
+    /// access between two GPUs); otherwise Queue::copy stages them through pinned host memory.
+    /// False for the same device and for devices of another backend.
+    bool peer_access(const Device& other) const;
+
     NativeHandle native_handle() const;   ///< cl_device_id / CUdevice
     NativeHandle native_context() const;  ///< cl_context / CUcontext (the primary context)
     /// The backend object (internal; for the library's own code).

@@ -89,7 +89,15 @@ public:
         return read_bytes(dst.data(), dst.bytes(), src, sizeof(T), sync, HostMemory::pinned);
     }
 
-    /// device -> device (same device; the ranges must not overlap)
+    /// device -> device: within one device (the ranges must not overlap), or between two devices,
+    /// this queue being on either of them. Between devices of one backend that can copy directly
+    /// (CUDA peer access, DeviceInfo and dualrt-info say which pairs) the copy is asynchronous
+    /// like any other; otherwise it is staged through pinned host buffers of the staging pool in
+    /// pieces (a download overlapping the previous piece's upload), and the call returns once
+    /// every piece has left the source device (it blocks the host meanwhile). Either way it runs
+    /// after the work enqueued on this queue before it, and work enqueued here after it sees the
+    /// copied data. Throws Errc::invalid_argument when neither buffer is of this queue's device,
+    /// naming all three devices.
     template <typename T>
     Event copy(const Buffer<T>& dst, const Buffer<T>& src, Sync sync = Sync::async) {
         return copy_bytes(dst, src, sizeof(T), sync);
@@ -117,7 +125,11 @@ public:
     }
 
     Event record();  ///< a timed Event at the current end of this queue (see Event::elapsed_ms)
-    /// Later work on this queue waits for `event`, an event of the same device; the host does not.
+    /// Later work on this queue waits for `event`. For an event of this device, or of another CUDA
+    /// device on the CUDA backend, the host does not wait. For an event of a device this queue
+    /// cannot wait for on the device (another OpenCL context, or the other backend), the host
+    /// waits for the event here (blocks), which orders later work just as well but costs the
+    /// host that wait.
     void wait(const Event& event);
     void finish();                  ///< blocks until everything enqueued so far has completed
 

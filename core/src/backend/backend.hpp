@@ -19,7 +19,7 @@ namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
 // version is refused by the registry instead of crashing.
-inline constexpr int api_version = 5;
+inline constexpr int api_version = 6;
 
 class DeviceImpl;
 class BufferImpl;
@@ -179,8 +179,16 @@ public:
                           const void* pattern, std::size_t pattern_size, Sync sync) = 0;
     virtual EventPtr launch(KernelImpl& kernel, const LaunchGeometry& geometry,
                             KernelArgs args) = 0;
+    // (optional) Copies `bytes` from `src` (a buffer of another device, for which
+    // device().can_copy_peer(src.device()) is true) into `dst` (of this queue's device), ordered
+    // on this queue, device to device. Defaults to Errc::unavailable (the core never calls it
+    // then).
+    virtual EventPtr copy_peer(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
+                               std::size_t src_offset, std::size_t bytes);
     virtual EventPtr record() = 0;  // a timed event at the current end of the queue
-    virtual void wait_for(EventImpl& event) = 0;  // later work waits; the host does not
+    // Later work waits; the host does not. `event` belongs to this queue's device, or to one
+    // for which device().can_wait_on(event.device()) is true.
+    virtual void wait_for(EventImpl& event) = 0;
     virtual void finish() = 0;                    // blocks until all enqueued work completed
     virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
 };
@@ -213,6 +221,14 @@ public:
     // loaded before), or when it defines no kernel.
     virtual std::vector<std::string> load_source(const std::string& name,
                                                  const std::string& text) = 0;
+    // (optional) Whether queues of this device can wait, on the device, for events of `other`
+    // (QueueImpl::wait_for). Defaults to `&other == this`; CUDA: any CUDA device (CUDA events
+    // order streams across contexts). Where it is false the core waits on the host.
+    virtual bool can_wait_on(const DeviceImpl& other) const;
+    // (optional) Whether QueueImpl::copy_peer copies from `other`'s buffers into this device's
+    // directly (CUDA: peer access between the two GPUs, enabled on first use). Defaults to false:
+    // the core stages the copy through pinned host memory.
+    virtual bool can_copy_peer(const DeviceImpl& other) const;
     virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
     virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
 };

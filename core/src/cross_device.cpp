@@ -1,0 +1,134 @@
+#include "cross_device.hpp"
+
+#include "errors.hpp"
+#include "registry.hpp"
+#include "staging_slots.hpp"
+
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace dualrt::detail {
+namespace {
+
+// The core's own queue on a device: the far side of staged copies issued on a queue of the other
+// device. Made on first use, kept for the process (like the staging pools).
+backend::QueueImpl& side_queue(const std::shared_ptr<backend::DeviceImpl>& device) {
+    static std::mutex mutex;
+    static std::map<const backend::DeviceImpl*, std::shared_ptr<backend::QueueImpl>> queues;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& queue = queues[device.get()];
+    if (!queue) queue = device->create_queue();
+    return *queue;
+}
+
+// The pool whose buffers both devices copy by DMA where one can: CUDA pins its buffers for every
+// context, and NVIDIA's OpenCL, which runs on the same driver, is expected to see them as pinned
+// too (measured in docs/BENCHMARKS.md); otherwise the source's pool (its download is DMA).
+StagingPool& pool_for(const std::shared_ptr<backend::DeviceImpl>& src,
+                      const std::shared_ptr<backend::DeviceImpl>& dst) {
+    if (dst->info().backend == Backend::cuda && src->info().backend != Backend::cuda)
+        return StagingPool::of(dst);
+    return StagingPool::of(src);
+}
+
+struct Piece {
+    std::size_t slot;
+    std::size_t offset;
+    std::size_t length;
+    backend::EventPtr landed;  // the download into the slot
+};
+
+// Downloads on `from`, uploads on `to`, through the pool's buffers: every buffer starts a
+// download; each landed piece is uploaded while the others download, and its buffer takes the
+// next piece once its upload has read it. Returns the last upload's event, or nullptr when the
+// pool has nothing to lend.
+backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
+                                 backend::QueueImpl& to, const BufferView& dst,
+                                 const BufferView& src) {
+    const std::size_t bytes = src.bytes();
+    LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
+    if (lent.size() == 0) return nullptr;
+    const std::size_t piece = staging_piece(bytes, lent);
+    std::deque<Piece> in_flight;
+    std::size_t next = 0;
+    const auto download_into = [&](std::size_t i) {
+        if (lent.last_use(i)) lent.last_use(i)->wait();  // its upload has read it
+        const std::size_t length = std::min(piece, bytes - next);
+        auto landed = from.copy_to_host(lent.slot(i).data, *src.impl(), src.offset_bytes() + next,
+                                        length, Sync::async);
+        in_flight.push_back(Piece{i, next, length, std::move(landed)});
+        next += length;
+    };
+    for (std::size_t i = 0; i < lent.size() && next < bytes; ++i) download_into(i);
+    backend::EventPtr last;
+    while (!in_flight.empty()) {
+        Piece landed = std::move(in_flight.front());
+        in_flight.pop_front();
+        landed.landed->wait();
+        last = to.copy_to_device(*dst.impl(), dst.offset_bytes() + landed.offset,
+                                 lent.slot(landed.slot).data, landed.length, Sync::async);
+        lent.last_use(landed.slot) = last;
+        if (next < bytes) download_into(landed.slot);
+    }
+    pool.count_staged(bytes);
+    return last;
+}
+
+}  // namespace
+
+std::shared_ptr<backend::DeviceImpl> shared_device(const backend::DeviceImpl& device) {
+    for (const auto& candidate : backend_devices(device.info().backend))
+        if (candidate.get() == &device) return candidate;
+    raise_argument("dualrt", "internal: device " + device_label(device.info()) +
+                                 " is not one of its backend's devices",
+                   Errc::backend_failure);
+}
+
+void wait_across(backend::DeviceImpl& device, backend::QueueImpl& queue,
+                 backend::EventImpl& event) {
+    if (device.can_wait_on(event.device())) {
+        queue.wait_for(event);
+        return;
+    }
+    // OpenCL contexts share no events, and CUDA cannot wait for OpenCL's: the host waits, so
+    // that anything enqueued on `queue` from here on comes after the event.
+    event.wait();
+}
+
+backend::EventPtr copy_across(const std::shared_ptr<backend::DeviceImpl>& queue_device,
+                              backend::QueueImpl& queue, const BufferView& dst,
+                              const BufferView& src, Sync sync) {
+    const bool pull = &dst.impl()->device() == queue_device.get();  // the queue is dst's
+    const auto other = shared_device(pull ? src.impl()->device() : dst.impl()->device());
+    if (queue_device->can_copy_peer(*other)) {
+        auto event = queue.copy_peer(*dst.impl(), dst.offset_bytes(), *src.impl(),
+                                     src.offset_bytes(), src.bytes());
+        if (sync == Sync::blocking) event->wait();
+        return event;
+    }
+    backend::QueueImpl& side = side_queue(other);
+    // The far side starts after what was enqueued on `queue` before the copy.
+    const auto before = queue.record();
+    wait_across(*other, side, *before);
+    const auto& src_device = pull ? other : queue_device;
+    const auto& dst_device = pull ? queue_device : other;
+    auto last = staged_between(pool_for(src_device, dst_device), pull ? side : queue,
+                               pull ? queue : side, dst, src);
+    if (!last)
+        raise_argument("Queue::copy (between devices)",
+                       "no pinned staging buffer could be had to copy " +
+                           format_bytes(src.bytes()) + " from " +
+                           device_label(src_device->info()) + " to " +
+                           device_label(dst_device->info()) +
+                           " (staging is off, DUALRT_STAGING_LIMIT=0, or the host refused to pin "
+                           "memory); copy through a HostBuffer instead",
+                       Errc::unavailable);
+    // Work enqueued on `queue` after the copy comes after its last upload (on the far side when
+    // the queue is the source's).
+    if (!pull) wait_across(*queue_device, queue, *last);
+    if (sync == Sync::blocking) last->wait();
+    return last;
+}
+
+}  // namespace dualrt::detail

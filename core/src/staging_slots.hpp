@@ -1,0 +1,63 @@
+// The pool's buffers lent to one staged copy, and how a copy is cut into pieces over them: shared
+// by the copies between host and device (staged_copy.cpp) and between devices (cross_device.cpp).
+// Internal.
+#pragma once
+
+#include "staging_pool.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace dualrt::detail {
+
+// Buffers in flight per copy: one filling on the host while the others drain.
+inline constexpr std::size_t slots_per_copy = 4;
+// The smallest piece a copy is cut into: smaller ones cost more in enqueues and events (5-10 us
+// each on NVIDIA's OpenCL) than they overlap, and each piece's host copy is itself spread over
+// the copier's threads, which pays from a few hundred KiB.
+inline constexpr std::size_t min_piece_bytes = 512u << 10;
+
+// The pool's buffers lent to one copy, each with the last device work that uses it. They go
+// back to the pool when the copy ends, however it ends (the pool waits for that work before
+// lending them again).
+class LentSlots {
+public:
+    LentSlots(StagingPool& pool, std::vector<StagingSlot> slots)
+        : pool_(pool), slots_(std::move(slots)), last_use_(slots_.size()) {}
+    ~LentSlots() {
+        for (std::size_t i = 0; i < slots_.size(); ++i)
+            pool_.release(std::move(slots_[i]), std::move(last_use_[i]));
+    }
+    LentSlots(const LentSlots&) = delete;
+    LentSlots& operator=(const LentSlots&) = delete;
+
+    std::size_t size() const { return slots_.size(); }
+    StagingSlot& slot(std::size_t i) { return slots_[i]; }
+    const StagingSlot& slot(std::size_t i) const { return slots_[i]; }
+    backend::EventPtr& last_use(std::size_t i) { return last_use_[i]; }
+
+private:
+    StagingPool& pool_;
+    std::vector<StagingSlot> slots_;
+    std::vector<backend::EventPtr> last_use_;
+};
+
+// How many buffers a copy of `bytes` borrows: small copies are cut into pieces
+// (staging_piece), so they too use several.
+inline std::size_t staging_slots_for(std::size_t bytes) {
+    return std::min(slots_per_copy, (bytes + min_piece_bytes - 1) / min_piece_bytes);
+}
+
+// The bytes each DMA moves: a whole staging buffer for large copies, but a copy of a few
+// buffers' worth or less is cut into pieces so that at least `slots_per_copy` of them overlap
+// (a 4 MiB copy in one 8 MiB buffer would otherwise be a memcpy followed by a DMA).
+inline std::size_t staging_piece(std::size_t bytes, const LentSlots& lent) {
+    std::size_t smallest = lent.slot(0).bytes;
+    for (std::size_t i = 1; i < lent.size(); ++i) smallest = std::min(smallest, lent.slot(i).bytes);
+    const std::size_t quarter =
+        ((bytes + slots_per_copy - 1) / slots_per_copy + 63) & ~std::size_t{63};
+    return std::min(smallest, std::max(min_piece_bytes, quarter));
+}
+
+}  // namespace dualrt::detail
