@@ -73,8 +73,12 @@ TEST_CASE("checks: objects of another device are refused before the backend sees
                        queue.copy(foreign, data));
     CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "kernel was made for device 'second'",
                        queue.launch(second.kernel("saxpy"), 4, {}, 4u, 1.0f, foreign, foreign));
-    CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "belongs to device 'second'",
-                       queue.wait(second.create_queue().record()));
+    // A copy between two buffers of another device belongs on a queue of that device.
+    auto foreign_too = second.alloc<float>(4);
+    CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "enqueue it on a queue of either device",
+                       queue.copy(foreign_too, foreign));
+    // Waiting for another device's work is allowed: the host waits where the device cannot.
+    queue.wait(second.create_queue().record());
 }
 
 TEST_CASE("launch: geometry and arguments reach the backend as checked") {
