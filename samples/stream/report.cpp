@@ -75,12 +75,16 @@ void Report::add(Row row) {
     const double vs_pageable = r.memory == HostMemory::pageable ? ratio(r, HostMemory::pageable)
                                                                 : 0.0;
     const StreamTiming& t = r.result.timing;
+    // Empty fields where a ratio or target does not apply.
+    const auto optional = [](double value, int decimals) {
+        return value > 0.0 ? fixed(value, decimals) : std::string();
+    };
+    const std::string met = goal > 0.0 ? (vs_pinned >= goal ? "yes" : "no") : "";
     csv_.row({r.name, r.native ? "native" : "dualrt", to_string(r.memory),
               std::to_string(array_bytes_), std::to_string(r.block_bytes),
               std::to_string(r.blocks), fixed(t.wall_ms, 4), fixed(t.device_ms, 4),
               fixed(gbps(r), 3), fixed(device_gbps(r), 3), fixed(t.enqueue_us, 3),
-              vs_pinned > 0.0 ? fixed(vs_pinned, 4) : "", vs_pageable > 0.0 ? fixed(vs_pageable, 4) : "",
-              goal > 0.0 ? fixed(goal, 2) : "", goal > 0.0 ? (vs_pinned >= goal ? "yes" : "no") : "",
+              optional(vs_pinned, 4), optional(vs_pageable, 4), optional(goal, 2), met,
               r.result.wrong.empty() ? "yes" : "no", std::to_string(repetitions_), backend_,
               device_});
 }
