@@ -37,6 +37,28 @@ inline constexpr std::size_t empty_local_size = 1;
 // launches does not mean 10,000 waits per repetition.
 inline constexpr int max_round_trips_per_repetition = 1000;
 
+// A two-queue stream of the triad c = a + s * b (the `stream` sample): `elements` floats per
+// array, cut into blocks of `block_elements` (the last block may be shorter). Block k runs on
+// queue k % 2: upload a_k, upload b_k, the built-in triad kernel, download c_k. Each queue has
+// its own device buffers of one block per array, which its next block reuses (the queue is in
+// order), so host memory streams through while both copy engines work, one per direction.
+struct StreamJob {
+    const float* a = nullptr;  // the inputs, `elements` each; copied into the run's host memory
+    const float* b = nullptr;  // before the timing
+    float* c = nullptr;        // receives the last timed run's output, for the caller to check
+    std::size_t elements = 0;
+    std::size_t block_elements = 0;
+    float scale = 0.0f;        // s
+    int repetitions = 0;       // timed runs, after one warm-up run
+};
+
+// Medians over the timed runs of a stream.
+struct StreamTiming {
+    double wall_ms = 0.0;     // host clock from the first enqueue until both queues have finished
+    double device_ms = 0.0;   // events: a start on queue 0 (queue 1 waits for it) to the later end
+    double enqueue_us = 0.0;  // host time of the loop that enqueues the blocks, per block
+};
+
 class NativeBaseline {
 public:
     virtual ~NativeBaseline() = default;
@@ -69,6 +91,15 @@ public:
     // and output are separate pinned arrays; the output is checked against the host.
     virtual double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
                                int repetitions) = 0;
+
+    // The stream of `job` written by hand: two CUDA streams / two OpenCL queues (with profiling,
+    // for the events), triad launched in work-groups of detail::triad_local_size, the host arrays
+    // a, b and c held as one allocation each: pinned (cuMemHostAlloc / a mapped
+    // CL_MEM_ALLOC_HOST_PTR buffer) or pageable (std::vector, touched), copied per block from
+    // and to pointers into them. Device buffers are poisoned before the warm-up and c before
+    // every run; every run's c is spot-checked (first and last element of every block and
+    // about 4096 more) and a wrong one throws. Copies the last run's c to job.c.
+    virtual StreamTiming stream_triad(HostMemory host, const StreamJob& job) = 0;
 };
 
 // Loads the baseline module of device's backend (next to the running executable, in

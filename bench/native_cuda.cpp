@@ -18,31 +18,11 @@ double microseconds(Clock::duration d) {
     return std::chrono::duration<double, std::micro>(d).count();
 }
 
-// Host memory of either kind. Pageable memory is a std::vector, whose value-initialization
-// touches every page before any timing, as an application's data would be.
-class HostBlock {
-public:
-    HostBlock(HostMemory kind, std::size_t bytes) {
-        if (kind == HostMemory::pinned) {
-            pinned_ = std::make_unique<PinnedMemory>(bytes);
-            data_ = pinned_->get();
-        } else {
-            pageable_.assign(bytes, 0);
-            data_ = pageable_.data();
-        }
-    }
-    unsigned char* data() const { return data_; }
-
-private:
-    std::unique_ptr<PinnedMemory> pinned_;
-    std::vector<unsigned char> pageable_;
-    unsigned char* data_ = nullptr;
-};
-
 }  // namespace
 
-NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy)
-    : device_(device), context_(nullptr), empty_(empty), busy_(busy) {
+NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
+                       CUfunction triad)
+    : device_(device), context_(nullptr), empty_(empty), busy_(busy), triad_(triad) {
     // Our own reference to the primary context, so it outlives dualrt's Device if need be; it
     // must be the context dualrt uses, or the CUfunctions handed to us would not belong to it.
     NATIVE_CU(cuDevicePrimaryCtxRetain(&context_, device_));
@@ -168,5 +148,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
     return new dualrt::bench::cuda::NativeCuda(
         static_cast<CUdevice>(handles->device), reinterpret_cast<CUcontext>(handles->context),
         reinterpret_cast<CUfunction>(handles->empty_kernel),
-        reinterpret_cast<CUfunction>(handles->busy_kernel));
+        reinterpret_cast<CUfunction>(handles->busy_kernel),
+        reinterpret_cast<CUfunction>(handles->triad_kernel));
 }

@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace dualrt::bench::cuda {
 
@@ -79,9 +81,23 @@ private:
 // Milliseconds between two recorded events, after waiting for the later one.
 float elapsed_ms(const TimingEvent& start, const TimingEvent& stop);
 
+// Host memory of either kind. Pageable memory is a std::vector, whose value-initialization
+// touches every page before any timing, as an application's data would be.
+class HostBlock {
+public:
+    HostBlock(HostMemory kind, std::size_t bytes);
+    unsigned char* data() const { return data_; }
+
+private:
+    std::unique_ptr<PinnedMemory> pinned_;
+    std::vector<unsigned char> pageable_;
+    unsigned char* data_ = nullptr;
+};
+
 class NativeCuda final : public NativeBaseline {
 public:
-    NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy);
+    NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
+               CUfunction triad);
     ~NativeCuda() override;
 
     std::string describe() const override;
@@ -90,12 +106,14 @@ public:
     LaunchCost launch_cost(int launches, int repetitions) override;
     double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
                        int repetitions) override;
+    StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
 
 private:
     CUdevice device_;
     CUcontext context_;
     CUfunction empty_;
     CUfunction busy_;
+    CUfunction triad_;
     std::uint32_t seed_ = 1;  // of the self-check's random bytes: other data on every call
 };
 

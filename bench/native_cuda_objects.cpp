@@ -58,6 +58,16 @@ TimingEvent::~TimingEvent() {
     if (event_ != nullptr) (void)cuEventDestroy(event_);
 }
 
+HostBlock::HostBlock(HostMemory kind, std::size_t bytes) {
+    if (kind == HostMemory::pinned) {
+        pinned_ = std::make_unique<PinnedMemory>(bytes);
+        data_ = pinned_->get();
+    } else {
+        pageable_.assign(bytes, 0);
+        data_ = pageable_.data();
+    }
+}
+
 float elapsed_ms(const TimingEvent& start, const TimingEvent& stop) {
     NATIVE_CU(cuEventSynchronize(stop.get()));
     float ms = 0.0f;

@@ -3,6 +3,7 @@
 #include "native_common.hpp"
 #include "native_module.hpp"
 #include "native_opencl.hpp"
+#include "native_stream.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -38,37 +39,18 @@ std::string device_text(cl_device_id device, cl_device_info what) {
     return text;
 }
 
-// Host memory of either kind. Pageable memory is a std::vector, whose value-initialization
-// touches every page before any timing, as an application's data would be.
-class HostBlock {
-public:
-    HostBlock(HostMemory kind, std::size_t bytes, cl_context context, cl_command_queue queue) {
-        if (kind == HostMemory::pinned) {
-            pinned_ = std::make_unique<PinnedHost>(context, queue, bytes);
-            data_ = pinned_->data();
-        } else {
-            pageable_.assign(bytes, 0);
-            data_ = pageable_.data();
-        }
-    }
-    unsigned char* data() const { return data_; }
-
-private:
-    std::unique_ptr<PinnedHost> pinned_;
-    std::vector<unsigned char> pageable_;
-    unsigned char* data_ = nullptr;
-};
-
 }  // namespace
 
 NativeOpenCL::NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty,
-                           cl_kernel busy)
+                           cl_kernel busy, cl_kernel triad)
     : device_(device) {
     // Our own reference, so the context outlives dualrt's Device if need be.
     NATIVE_CL(clRetainContext(context));
     context_ = ContextRef(context);
     empty_ = own_kernel(empty, "empty");
     busy_ = own_kernel(busy, "busy");
+    for (std::size_t q = 0; q < detail::stream_queues; ++q)
+        triads_.push_back(own_kernel(triad, "triad"));
     plain_ = create_queue(context, device, 0);
     for (auto& queue : timed_) queue = create_queue(context, device, CL_QUEUE_PROFILING_ENABLE);
     cl_uint align_bits = 0;
@@ -229,5 +211,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
         reinterpret_cast<cl_device_id>(handles->device),
         reinterpret_cast<cl_context>(handles->context),
         reinterpret_cast<cl_kernel>(handles->empty_kernel),
-        reinterpret_cast<cl_kernel>(handles->busy_kernel));
+        reinterpret_cast<cl_kernel>(handles->busy_kernel),
+        reinterpret_cast<cl_kernel>(handles->triad_kernel));
 }

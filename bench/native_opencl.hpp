@@ -14,8 +14,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dualrt::bench::opencl {
 
@@ -87,6 +89,19 @@ private:
     unsigned char* data_ = nullptr;
 };
 
+// Host memory of either kind: pinned (PinnedHost) or pageable, a std::vector whose
+// value-initialization touches every page before any timing, as an application's data would be.
+class HostBlock {
+public:
+    HostBlock(HostMemory kind, std::size_t bytes, cl_context context, cl_command_queue queue);
+    unsigned char* data() const { return data_; }
+
+private:
+    std::unique_ptr<PinnedHost> pinned_;
+    std::vector<unsigned char> pageable_;
+    unsigned char* data_ = nullptr;
+};
+
 // A marker at the current end of `queue` (with profiling on the queue, it carries timestamps).
 EventObject marker(cl_command_queue queue);
 void wait(const EventObject& event);
@@ -95,7 +110,8 @@ std::uint64_t end_to_end_ns(const EventObject& start, const EventObject& stop);
 
 class NativeOpenCL final : public NativeBaseline {
 public:
-    NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty, cl_kernel busy);
+    NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty, cl_kernel busy,
+                 cl_kernel triad);
 
     std::string describe() const override;
     double copy_ms(Direction direction, HostMemory host, std::size_t bytes,
@@ -103,6 +119,7 @@ public:
     LaunchCost launch_cost(int launches, int repetitions) override;
     double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
                        int repetitions) override;
+    StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
 
 private:
     // Declared first, destroyed last: everything below belongs to the context.
@@ -110,6 +127,9 @@ private:
     cl_device_id device_;
     KernelObject empty_;  // our own kernel objects: no argument state shared with dualrt
     KernelObject busy_;
+    // triad, one kernel object per queue of the stream: each keeps its queue's buffers as
+    // arguments, as a hand-written stream sets them once.
+    std::vector<KernelObject> triads_;
     QueueObject plain_;      // no profiling: launches as a plain program makes them
     QueueObject timed_[3];   // with CL_QUEUE_PROFILING_ENABLE: copies, pipeline, and launches
     std::size_t align_elements_ = 1;  // sub-buffer origins: CL_DEVICE_MEM_BASE_ADDR_ALIGN

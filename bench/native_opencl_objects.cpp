@@ -107,6 +107,17 @@ PinnedHost::~PinnedHost() {
         (void)clFinish(queue_);
 }
 
+HostBlock::HostBlock(HostMemory kind, std::size_t bytes, cl_context context,
+                     cl_command_queue queue) {
+    if (kind == HostMemory::pinned) {
+        pinned_ = std::make_unique<PinnedHost>(context, queue, bytes);
+        data_ = pinned_->data();
+    } else {
+        pageable_.assign(bytes, 0);
+        data_ = pageable_.data();
+    }
+}
+
 EventObject marker(cl_command_queue queue) {
     EventObject event;
     NATIVE_CL(clEnqueueMarkerWithWaitList(queue, 0, nullptr, event.out()));

@@ -1,0 +1,146 @@
+#include "stream_bench.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace dualrt::samples::stream {
+namespace {
+
+using bench::detail::check_triad;
+using bench::detail::poison;
+using bench::detail::stream_queues;
+using Clock = bench::detail::StreamClocks::Clock;
+
+// xorshift64*: fast enough to fill 2 x 1 GiB of inputs in a few seconds, which std::mt19937 with
+// a distribution is not.
+std::uint64_t next_random(std::uint64_t& state) {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1Dull;
+}
+
+// Uniform in [0, 1), from the top 24 bits (a float's whole mantissa).
+float unit_random(std::uint64_t& state) {
+    return static_cast<float>(next_random(state) >> 40) * (1.0f / 16777216.0f);
+}
+
+}  // namespace
+
+StreamBench::StreamBench(Device device, std::size_t elements, int repetitions, std::uint64_t seed)
+    : device_(std::move(device)),
+      a_(elements),
+      b_(elements),
+      native_c_(elements),
+      triad_(device_.kernel("triad")),  // built here, outside any timing
+      random_state_(seed * 0x9E3779B97F4A7C15ull + 1) {
+    for (Queue& queue : queues_) queue = device_.create_queue();
+    for (std::size_t i = 0; i < elements; ++i) {
+        a_[i] = 2.0f * unit_random(random_state_) - 1.0f;
+        b_[i] = 2.0f * unit_random(random_state_) - 1.0f;
+    }
+    job_.a = a_.data();
+    job_.b = b_.data();
+    job_.elements = elements;
+    job_.repetitions = repetitions;
+}
+
+float StreamBench::next_scale() { return 0.5f + 1.5f * unit_random(random_state_); }
+
+void StreamBench::set_block(std::size_t block_elements) {
+    job_.block_elements = block_elements;
+    blocks_.clear();
+    for (std::size_t q = 0; q < stream_queues; ++q)
+        slots_[q] = {device_.alloc<float>(block_elements), device_.alloc<float>(block_elements),
+                     device_.alloc<float>(block_elements)};
+    for (std::size_t k = 0; k < bench::detail::block_count(job_); ++k) {
+        Block block;
+        block.index = k;
+        block.offset = bench::detail::block_offset(job_, k);
+        block.count = bench::detail::block_size(job_, k);
+        block.queue = queues_[k % stream_queues];
+        block.whole = slots_[k % stream_queues];
+        block.exact = block.whole;
+        if (block.count < block_elements)
+            block.exact = {block.whole.a.view(0, block.count), block.whole.b.view(0, block.count),
+                           block.whole.c.view(0, block.count)};
+        blocks_.push_back(std::move(block));
+    }
+}
+
+HostBlocks StreamBench::contiguous(float* a, float* b, float* c) const {
+    HostBlocks host;
+    for (const Block& block : blocks_) {
+        host.a.push_back(a + block.offset);
+        host.b.push_back(b + block.offset);
+        host.c.push_back(c + block.offset);
+    }
+    return host;
+}
+
+void StreamBench::triad(Block& block) {
+    block.queue.launch(triad_, {block.count}, {bench::detail::triad_local_size},
+                       static_cast<std::uint32_t>(block.count), job_.scale, block.whole.a,
+                       block.whole.b, block.whole.c);
+}
+
+Measurement StreamBench::measure(const HostBlocks& host,
+                                 const std::function<void(Block&)>& enqueue) {
+    job_.scale = next_scale();
+    for (const Block& block : blocks_) {
+        std::memcpy(host.a[block.index], job_.a + block.offset, block.count * sizeof(float));
+        std::memcpy(host.b[block.index], job_.b + block.offset, block.count * sizeof(float));
+    }
+    // NaN in the device buffers too, so a block whose upload went missing cannot pass on what
+    // the variant before left there.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t q = 0; q < stream_queues; ++q)
+        for (const Buffer<float>* buffer : {&slots_[q].a, &slots_[q].b, &slots_[q].c})
+            queues_[q].fill(*buffer, nan);
+
+    const auto c_at = [&](std::size_t i) {
+        const std::size_t k = i / job_.block_elements;
+        return host.c[k][i - blocks_[k].offset];
+    };
+    std::string wrong;
+    const auto once = [&]() -> StreamTiming {
+        for (const Block& block : blocks_) poison(host.c[block.index], block.count);
+        bench::detail::StreamClocks clocks;
+        clocks.begin = Clock::now();
+        const Event start = queues_[0].record();
+        for (std::size_t q = 1; q < stream_queues; ++q) queues_[q].wait(start);
+        clocks.loop_begin = Clock::now();
+        for (Block& block : blocks_) enqueue(block);
+        clocks.loop_end = Clock::now();
+        Event stops[stream_queues];
+        for (std::size_t q = 0; q < stream_queues; ++q) stops[q] = queues_[q].record();
+        for (Queue& queue : queues_) queue.finish();
+        clocks.end = Clock::now();
+
+        double device_ms = 0.0;
+        for (const Event& stop : stops)
+            device_ms = std::max(device_ms, Event::elapsed_ms(start, stop));
+        if (wrong.empty()) wrong = check_triad(job_, c_at, false);
+        return bench::detail::stream_timing(clocks, device_ms, blocks_.size());
+    };
+    Measurement result;
+    result.timing = bench::detail::median_of_runs(job_.repetitions, once);
+    if (wrong.empty()) wrong = check_triad(job_, c_at, true);
+    result.wrong = std::move(wrong);
+    return result;
+}
+
+Measurement StreamBench::measure_native(bench::NativeBaseline& native, HostMemory memory) {
+    job_.scale = next_scale();
+    StreamJob job = job_;
+    job.c = native_c_.data();
+    poison(job.c, job.elements);  // the baseline must hand its output back, too
+    Measurement result;
+    result.timing = native.stream_triad(memory, job);
+    result.wrong = check_triad(job, [&](std::size_t i) { return job.c[i]; }, true);
+    return result;
+}
+
+}  // namespace dualrt::samples::stream

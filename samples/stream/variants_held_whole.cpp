@@ -1,0 +1,63 @@
+// The variants of pinned memory held whole: HostBuffer views and registered application memory
+// (HostBuffer::view, Device::register_host).
+#include "variants.hpp"
+
+#include <cstdlib>
+#include <memory>
+#include <new>
+
+namespace dualrt::samples::stream {
+namespace {
+
+// Copies every block through views of three whole HostBuffers (dualrt's own or registered).
+Measurement stream_through_views(StreamBench& bench, const HostBuffer<float>& a,
+                                 const HostBuffer<float>& b, const HostBuffer<float>& c) {
+    return bench.measure(bench.contiguous(a.data(), b.data(), c.data()), [&](Block& block) {
+        block.queue.copy(block.exact.a, a.view(block.offset, block.count));
+        block.queue.copy(block.exact.b, b.view(block.offset, block.count));
+        bench.triad(block);
+        block.queue.copy(c.view(block.offset, block.count), block.exact.c);
+    });
+}
+
+// Memory the application allocated itself. Page-aligned and a whole number of pages, so that
+// registering pins exactly these pages and OpenCL's CL_MEM_USE_HOST_PTR can use them in place.
+struct FreeMemory {
+    void operator()(float* memory) const { std::free(memory); }
+};
+using AppMemory = std::unique_ptr<float[], FreeMemory>;
+
+AppMemory allocate_app_memory(std::size_t elements) {
+    constexpr std::size_t page = 4096;
+    const std::size_t bytes = (elements * sizeof(float) + page - 1) / page * page;
+    AppMemory memory(static_cast<float*>(std::aligned_alloc(page, bytes)));
+    if (!memory) throw std::bad_alloc();
+    return memory;
+}
+
+}  // namespace
+
+// One HostBuffer per array, each block copied through host.view(offset, count).
+Measurement pinned_view(StreamBench& bench) {
+    const std::size_t n = bench.job().elements;
+    const Device& device = bench.device();
+    return stream_through_views(bench, device.alloc_host<float>(n), device.alloc_host<float>(n),
+                                device.alloc_host<float>(n));
+}
+
+// The application's own arrays, registered once (outside the timing, as pinning is slow) and
+// copied through views of the registered buffers.
+Measurement registered(StreamBench& bench) {
+    const std::size_t n = bench.job().elements;
+    const Device& device = bench.device();
+    // Declared first, freed last: the registered HostBuffers below must go (unpinning the
+    // memory) while it is still allocated. measure() has finished both queues by then.
+    const AppMemory a = allocate_app_memory(n), b = allocate_app_memory(n),
+                    c = allocate_app_memory(n);
+    const HostBuffer<float> pinned_a = device.register_host(a.get(), n),
+                            pinned_b = device.register_host(b.get(), n),
+                            pinned_c = device.register_host(c.get(), n);
+    return stream_through_views(bench, pinned_a, pinned_b, pinned_c);
+}
+
+}  // namespace dualrt::samples::stream
