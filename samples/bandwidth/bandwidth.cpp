@@ -4,6 +4,7 @@
 // kind of copy is checked byte for byte first. Ratios are dualrt / native (above 1: faster).
 #include "args.hpp"
 #include "csv.hpp"
+#include "cross_device.hpp"
 #include "library_copy.hpp"
 #include "native_baseline.hpp"
 #include "native_common.hpp"
@@ -219,6 +220,10 @@ int run(const dualrt::samples::Args& args) {
         for (const auto& note : ctx.notes) std::cout << "  " << note << "\n";
     }
     print_staging(device);
+    if (args.flag("cross")) {
+        progress.clear();
+        bw::print_cross_device(device, bytes, ctx.repetitions, std::cout);
+    }
 #ifdef DUALRT_BANDWIDTH_ZERO_COPY
     if (measure_zero_copy) {
         progress.step("zero-copy, " + format_bytes(bytes));
@@ -241,6 +246,8 @@ int main(int argc, char** argv) {
                      100000);
     args.add_flag("sweep",
                   "also H2D and D2H, pageable and pinned, from 64 KiB up to --size in x4 steps");
+    args.add_flag("cross", "also copies between this device and every other one present "
+                           "(peer or staged), beside pinned H2D and D2H");
     args.add_flag("zero-copy", zero_copy_built
                                    ? "also measure zero-copy access to mapped host memory"
                                    : "zero-copy measurement (not in this build)");

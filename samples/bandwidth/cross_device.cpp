@@ -1,0 +1,100 @@
+#include "cross_device.hpp"
+
+#include "args.hpp"
+#include "csv.hpp"
+#include "native_common.hpp"
+#include "table.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dualrt::samples::bandwidth {
+namespace {
+
+using dualrt::samples::fixed;
+using dualrt::samples::format_bytes;
+
+using Clock = std::chrono::steady_clock;
+
+// Median ms of `copy` (blocking) over `repetitions` runs after one warm-up.
+template <typename Copy>
+double median_ms(int repetitions, Copy&& copy) {
+    copy();
+    std::vector<double> times;
+    for (int r = 0; r < repetitions; ++r) {
+        const auto begin = Clock::now();
+        copy();
+        times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+    }
+    return dualrt::bench::detail::median(std::move(times));
+}
+
+double gbps(std::size_t bytes, double ms) { return ms > 0.0 ? bytes / (ms * 1e6) : 0.0; }
+
+std::string label(const Device& d) {
+    return std::string(to_string(d.backend())) + " " + std::to_string(d.info().index) + " '" +
+           d.name() + "'";
+}
+
+// Sends random words from `from_buffer` to `to_buffer` once and checks they all arrived.
+void check_once(Queue& queue, const Buffer<std::uint32_t>& to_buffer,
+                const Buffer<std::uint32_t>& from_buffer, const Device& from, const Device& to) {
+    std::vector<std::uint32_t> sent(from_buffer.size());
+    std::mt19937 engine(std::random_device{}());
+    for (auto& word : sent) word = static_cast<std::uint32_t>(engine());
+    from.create_queue().copy(from_buffer, sent, Sync::blocking);
+    queue.copy(to_buffer, from_buffer, Sync::blocking);
+    std::vector<std::uint32_t> back(sent.size(), 0);
+    to.create_queue().copy(back, to_buffer, Sync::blocking);
+    if (std::memcmp(back.data(), sent.data(), sent.size() * sizeof sent[0]) != 0)
+        throw std::runtime_error("the copy from " + label(from) + " to " + label(to) +
+                                 " delivered wrong data");
+}
+
+}  // namespace
+
+void print_cross_device(const Device& device, std::size_t bytes, int repetitions,
+                        std::ostream& out) {
+    const std::size_t words = bytes / sizeof(std::uint32_t);
+    auto queue = device.create_queue();
+    auto here = device.alloc<std::uint32_t>(words);
+    auto pinned = device.alloc_host<std::uint32_t>(words);
+    const double h2d = gbps(bytes, median_ms(repetitions, [&] {
+                               queue.copy(here, pinned, Sync::blocking);
+                           }));
+    const double d2h = gbps(bytes, median_ms(repetitions, [&] {
+                               queue.copy(pinned, here, Sync::blocking);
+                           }));
+    const double slower = std::min(h2d, d2h);
+    Table table({"from", "to", "path", "GB/s", "/ slower pinned", "target"});
+    for (const Device& other : devices()) {
+        if (other == device) continue;
+        auto there = other.alloc<std::uint32_t>(words);
+        const std::string path = device.peer_access(other) ? "peer" : "staged";
+        for (const bool outwards : {true, false}) {
+            const Device& from = outwards ? device : other;
+            const Device& to = outwards ? other : device;
+            const auto& source = outwards ? here : there;
+            const auto& target = outwards ? there : here;
+            check_once(queue, target, source, from, to);
+            const double rate = gbps(bytes, median_ms(repetitions, [&] {
+                                         queue.copy(target, source, Sync::blocking);
+                                     }));
+            const double ratio = slower > 0.0 ? rate / slower : 0.0;
+            const bool gpu_pair = from.info().type == DeviceType::gpu &&
+                                  to.info().type == DeviceType::gpu;
+            table.add({label(from), label(to), path, fixed(rate, 2), fixed(ratio, 3),
+                       gpu_pair ? (ratio >= 0.8 ? ">= 0.80 met" : ">= 0.80 NOT met") : "-"});
+        }
+    }
+    out << "\nBetween devices, " << format_bytes(bytes) << " (host clock around a blocking copy on "
+        << "a queue of " << label(device) << "; pinned H2D " << fixed(h2d, 2) << " GB/s, D2H "
+        << fixed(d2h, 2) << " GB/s the same way)\n";
+    table.print(out);
+}
+
+}  // namespace dualrt::samples::bandwidth

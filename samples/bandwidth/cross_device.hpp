@@ -1,0 +1,19 @@
+// bandwidth --cross: copies between the selected device and every other device present (peer
+// where the pair has it, else staged through pinned host memory), beside the selected device's
+// pinned H2D and D2H of the same run.
+#pragma once
+
+#include <dualrt/dualrt.hpp>
+
+#include <cstddef>
+#include <iostream>
+
+namespace dualrt::samples::bandwidth {
+
+// Prints one table: for each other device, both directions, GB/s (host clock around a blocking
+// copy, median of `repetitions` after a warm-up; each direction checked once against the data
+// sent) and the ratio to the slower of `device`'s pinned H2D and D2H measured the same way.
+void print_cross_device(const Device& device, std::size_t bytes, int repetitions,
+                        std::ostream& out);
+
+}  // namespace dualrt::samples::bandwidth
