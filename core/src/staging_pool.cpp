@@ -63,7 +63,7 @@ std::optional<StagingSlot> StagingPool::pin(std::size_t bytes) {
             if (buffer) {
                 if (size < bytes) ++stats_.smaller_fallbacks;
                 auto* data = static_cast<unsigned char*>(buffer->data());
-                return StagingSlot{std::move(buffer), data, size};
+                return StagingSlot{std::move(buffer), data, size, {}};
             }
             reason = "the backend returned no buffer";
         } catch (const Error& e) {

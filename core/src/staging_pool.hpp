@@ -20,6 +20,10 @@ struct StagingSlot {
     std::shared_ptr<backend::HostBufferImpl> buffer;
     unsigned char* data = nullptr;
     std::size_t bytes = 0;
+    // The same memory registered with devices of other drivers, which do not see it as pinned
+    // otherwise (copies between devices: cross_device.cpp). Declared after `buffer`, so they are
+    // unregistered before the memory is freed.
+    std::vector<std::shared_ptr<backend::HostBufferImpl>> also_pinned_for;
 };
 
 class StagingPool {
