@@ -1,6 +1,8 @@
 // Automatic chunking on the device: a layout's first run is a plan of chunks that grow, hold and
 // shrink, part of them timed; later runs are planned by the stage model fitted to them, and the
-// result is the serial one whatever the sizes. (The model and the planner alone, without a
+// result is the serial one whatever the sizes. A CPU device (PoCL) runs its queues' commands as
+// the host submits them, so its timed copies hardly grow with the chunk: there the model may
+// keep learning, and the runs must still be right. (The model and the planner alone, without a
 // device: test_pipeline_plan.cpp.)
 #include "pipeline_support.hpp"
 
@@ -61,12 +63,14 @@ TEST_CASE("pipeline auto: a first run grows and shrinks its chunks, later runs f
         CHECK(first.timed_chunks > 0);
         CHECK(first.predicted_ms == 0.0);
 
+        const bool gpu = test::device().info().type == dualrt::DeviceType::gpu;
         for (int run = 0; run < 2; ++run) {
             const auto later = run_triad(pipeline, a, b);
             INFO("later run: " << later.summary());
-            CHECK(test::contains(later.chunking, "planned by the stage model"));
-            CHECK(test::contains(later.chunking, "predicted"));
-            CHECK(later.predicted_ms > 0.0);
+            const bool planned = test::contains(later.chunking, "planned by the stage model");
+            CHECK((planned || (!gpu && test::contains(later.chunking, "still learning"))));
+            CHECK(test::contains(later.chunking, "predicted") == planned);
+            CHECK((later.predicted_ms > 0.0) == planned);
             CHECK(later.measured_ms > 0.0);
         }
     }
@@ -78,8 +82,8 @@ TEST_CASE("pipeline auto: each layout of arrays learns on its own") {
     dualrt::Pipeline pipeline(test::device());
     const std::size_t n = (std::size_t{8} << 20) / sizeof(float);
     const auto a = rnd.floats(n), b = rnd.floats(n);
-    run_triad(pipeline, a, b);
-    CHECK(test::contains(run_triad(pipeline, a, b).chunking, "planned by the stage model"));
+    CHECK(test::contains(run_triad(pipeline, a, b).chunking, "first run of this layout"));
+    CHECK(!test::contains(run_triad(pipeline, a, b).chunking, "first run of this layout"));
     // Pinned inputs are another layout: a first run again.
     auto a_pinned = tp::pinned_copy(a);
     std::vector<float> c(n);

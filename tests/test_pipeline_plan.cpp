@@ -1,8 +1,11 @@
 // Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
 // stage model's fit, the simulated time of a plan and the plan automatic chunking picks from it.
+#include "pipeline_auto.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_plan.hpp"
 #include "pipeline_simulate.hpp"
+
+#include <dualrt/error.hpp>
 
 #include <doctest/doctest.h>
 
@@ -168,4 +171,55 @@ TEST_CASE("pipeline plan: the best plan never predicts worse than equal chunks, 
     // Tiny arrays: one chunk.
     const PlanChoice tiny = best_plan(1000, limits, balanced(5.0, 0.02), shape);
     CHECK(tiny.sizes == std::vector<std::size_t>{1000});
+}
+
+TEST_CASE("pipeline plan: automatic chunking plans from a model that can, and learns otherwise") {
+    const dualrt::Chunking automatic = dualrt::Chunking::automatic();
+    PlanRequest request;
+    request.count = std::size_t{16} << 20;
+    request.granule = 4096;
+    request.widest_elem = 4;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+
+    LayoutModel fresh;
+    const PlanDecision first = choose_plan(automatic, request, fresh, shape, "test");
+    CHECK(first.learning);
+    CHECK(first.predicted_ms == 0.0);
+    CHECK(sum(first.sizes) == request.count);
+    CHECK(first.sizes.front() < first.sizes[first.sizes.size() / 2]);
+    CHECK(first.sizes.back() < first.sizes[first.sizes.size() / 2]);
+    for (std::size_t size : first.sizes) CHECK(size % request.granule == 0);
+    CHECK(first.how.find("first run of this layout") != std::string::npos);
+
+    // Samples of a stream's stages at four sizes: the model plans.
+    LayoutModel learned;
+    learned.runs = 1;
+    for (double b : {32768.0, 65536.0, 131072.0, 262144.0}) {
+        learned.samples[host_stage].add(b, 0.010);
+        learned.samples[upload_stage].add(b, 0.004 + 0.145e-6 * b);
+        learned.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
+        learned.samples[download_stage].add(b, 0.003 + 0.073e-6 * b);
+    }
+    REQUIRE(learned.can_plan());
+    const PlanDecision planned = choose_plan(automatic, request, learned, shape, "test");
+    CHECK(!planned.learning);
+    CHECK(planned.predicted_ms > 0.0);
+    CHECK(sum(planned.sizes) == request.count);
+    for (std::size_t size : planned.sizes) CHECK(size % request.granule == 0);
+    CHECK(planned.how.find("planned by the stage model of 1 run") != std::string::npos);
+
+    // Copies that do not grow with the chunk are noise: no plan from them.
+    LayoutModel noisy = learned;
+    for (double b : {32768.0, 65536.0, 131072.0, 262144.0})
+        for (int i = 0; i < 8; ++i) noisy.samples[upload_stage].add(b, 0.05 - 1e-7 * b);
+    CHECK(!noisy.can_plan());
+    CHECK(choose_plan(automatic, request, noisy, shape, "test").learning);
+
+    // Fixed chunking: whole rows, or an error naming both numbers.
+    const PlanDecision fixed = choose_plan(dualrt::Chunking::count(3), request, fresh, shape, "t");
+    CHECK(fixed.sizes.size() == 3);
+    for (std::size_t size : fixed.sizes) CHECK(size % request.granule == 0);
+    CHECK_THROWS_WITH_AS(choose_plan(dualrt::Chunking::elements(5000), request, fresh, shape, "t"),
+                         doctest::Contains("does not cut whole rows of 4096 elements"),
+                         dualrt::Error);
 }

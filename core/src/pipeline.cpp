@@ -188,7 +188,7 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
     // What the run teaches the layout's model.
     const detail::ResolvedTiming resolved = timing.resolve(extents);
     for (const auto& duration : resolved.durations)
-        if (duration.exact)
+        if (duration.known_start && duration.in_order)
             model.samples[duration.stage].add(static_cast<double>(extents[duration.chunk].count),
                                               duration.ms);
     for (std::size_t i = 0; i < extents.size(); ++i)

@@ -98,7 +98,11 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
             std::clamp<std::size_t>(request.count / limits.smallest, 1, small_input_chunks);
         plan.sizes = equal_sizes(request.count, chunks, granule);
     }
-    plan.how = "auto: first run of this layout, " + describe_sizes(plan.sizes) +
+    plan.how = (model.runs == 0 ? std::string("auto: first run of this layout, ")
+                                : "auto: run " + std::to_string(model.runs + 1) +
+                                      " of this layout, still learning (the timed copies do not "
+                                      "yet grow with the chunk size), ") +
+               describe_sizes(plan.sizes) +
                "; its timed chunks fit the stage model that plans the next runs";
     return plan;
 }

@@ -87,8 +87,14 @@ StageModel StageSamples::fit() const {
 }
 
 bool LayoutModel::can_plan() const {
-    return std::all_of(std::begin(samples), std::end(samples),
-                       [](const StageSamples& s) { return s.size_classes() >= 2; });
+    if (!std::all_of(std::begin(samples), std::end(samples),
+                     [](const StageSamples& s) { return s.size_classes() >= 2; }))
+        return false;
+    // A copy that does not grow with the chunk is noise, not a model: the spans were not those
+    // of engines taking chunks in order (a CPU device), or too few were timed.
+    const StageModels fitted = fit();
+    return fitted.stage[upload_stage].per_element_ms > 0.0 &&
+           fitted.stage[download_stage].per_element_ms > 0.0;
 }
 
 StageModels LayoutModel::fit() const {

@@ -54,8 +54,8 @@ struct LayoutModel {
     StageSamples samples[stage_count];
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
-    // Whether the samples can tell fixed from per-element costs for every stage: automatic
-    // chunking plans from the model only then.
+    // Whether the samples can tell fixed from per-element costs for every stage, and the copies
+    // grow with the chunk: automatic chunking plans from the model only then.
     bool can_plan() const;
     StageModels fit() const;
 };

@@ -73,7 +73,7 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
     std::vector<bool> timed(extents.size(), false);
     for (const StageDuration& d : timing.durations) {
         timed[d.chunk] = true;
-        if (d.exact) exact[{d.chunk, d.stage}] = d.ms;
+        if (d.known_start) exact[{d.chunk, d.stage}] = d.ms;
     }
     double sums[stage_count] = {0, 0, 0, 0};
     std::size_t estimated = 0;

@@ -113,12 +113,18 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
             span.start_ms = start;
             span.end_ms = std::max(start, end);
             last_end = std::max(last_end, span.end_ms);
-            resolved.durations.push_back(StageDuration{item.chunk, item.stage + upload_stage,
-                                                       span.end_ms - span.start_ms,
-                                                       first || previous_timed});
+            StageDuration duration;
+            duration.chunk = item.chunk;
+            duration.stage = item.stage + upload_stage;
+            duration.ms = span.end_ms - span.start_ms;
+            duration.known_start = first || previous_timed;
+            duration.in_order = (!previous_timed || previous_end <= end) && ready <= end;
+            resolved.durations.push_back(duration);
             timeline.spans.push_back(std::move(span));
+            // The engine is free once everything before has ended (an out-of-order item ended
+            // earlier than the one before it).
+            previous_end = previous_timed ? std::max(previous_end, end) : end;
             previous_timed = true;
-            previous_end = end;
             first = false;
         }
     }

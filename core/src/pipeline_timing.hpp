@@ -22,14 +22,19 @@ namespace dualrt::detail {
 enum TimedPoint : std::size_t { before_upload = 0, after_upload = 1, after_compute = 2,
                                 after_download = 3 };
 
-// One timed stage of one chunk, for the stage model and the report.
+// One timed stage of one chunk, for the stage model and the report. Its span starts where its
+// queue let it begin or where the work before it on its engine ended, whichever is later.
 struct StageDuration {
     std::size_t chunk = 0;
     std::size_t stage = 0;  // upload_stage, compute_stage or download_stage (pipeline_model.hpp)
     double ms = 0.0;
-    // The work before it on its engine was timed too, so its start is known exactly; otherwise
-    // its start is where its queue let it begin, which may include waiting for the engine.
-    bool exact = false;
+    // The work before it on its engine was timed too (or there was none), so the span holds
+    // only this stage's own time; otherwise it may include waiting behind untimed work.
+    bool known_start = false;
+    // It also ended after that work: engines that take chunks in order, as the copy engines and
+    // compute units of a GPU do. (A CPU device runs the queues' commands side by side; its spans
+    // then say little about any one stage, and the model leaves them out.)
+    bool in_order = false;
 };
 
 struct ResolvedTiming {
