@@ -1,8 +1,11 @@
 // Helpers both native baseline modules share: medians, the chunk split of the pipeline, the test
-// pattern that proves a copy moved the right bytes, and the host reference of the busy kernel.
+// pattern that proves a copy moved the right bytes, the host reference of the busy kernel, and
+// the blocks of the streamed stencil.
 // Header-only: each module carries its own copy, and the bandwidth sample uses the same pattern
 // and median for its dualrt side.
 #pragma once
+
+#include "native_baseline.hpp"
 
 #include <dualrt/error.hpp>
 
@@ -157,6 +160,45 @@ inline void check_pipeline_output(const std::string& backend, const float* outpu
                              std::to_string(output[i]) + ", expected " +
                              std::to_string(expected));
     }
+}
+
+// Work-items per work-group of the stencil launches: 64 along a row (coalesced), 4 rows.
+inline constexpr std::size_t stencil_local_x = 64;
+inline constexpr std::size_t stencil_local_y = 4;
+
+// Block b of a streamed stencil job: its own rows and the halo rows it is uploaded with.
+struct StencilBlock {
+    std::size_t first_row = 0;  // the block's own first row in the image
+    std::size_t rows = 0;       // its own rows
+    std::size_t halo_top = 0;   // rows above it that are uploaded too (0 at the image's top)
+    std::size_t halo_bottom = 0;
+    std::size_t in_first_row() const { return first_row - halo_top; }
+    std::size_t in_rows() const { return halo_top + rows + halo_bottom; }
+};
+
+inline std::size_t stencil_blocks(const StencilJob& job) {
+    return (job.height + job.rows_per_chunk - 1) / job.rows_per_chunk;
+}
+
+inline StencilBlock stencil_block(const StencilJob& job, std::size_t b) {
+    StencilBlock block;
+    block.first_row = b * job.rows_per_chunk;
+    block.rows = std::min(job.rows_per_chunk, job.height - block.first_row);
+    block.halo_top = block.first_row > 0 ? 1 : 0;
+    block.halo_bottom = block.first_row + block.rows < job.height ? 1 : 0;
+    return block;
+}
+
+inline void check_stencil_job(const std::string& backend, const StencilJob& job) {
+    const std::string call = "NativeBaseline::stencil_ms";
+    if (job.image == nullptr || job.output == nullptr)
+        invalid_argument(backend, call, "the image and the output must not be null");
+    if (job.width == 0 || job.height == 0 || job.rows_per_chunk == 0)
+        invalid_argument(backend, call, "width, height and rows per chunk must be > 0");
+    if (job.lanes < 1) invalid_argument(backend, call, "lanes must be >= 1");
+    if (job.repetitions < 1) invalid_argument(backend, call, "repetitions must be >= 1");
+    if (job.width > 0xffffffffu || job.height > 0xffffffffu)
+        invalid_argument(backend, call, "the kernel takes the width and rows as uint");
 }
 
 }  // namespace dualrt::bench::detail

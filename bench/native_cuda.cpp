@@ -1,5 +1,6 @@
 // The plain CUDA baseline: copies and launches written directly with the driver API, and the
-// module's entry point. The pipeline is in native_cuda_pipeline.cpp.
+// module's entry point. The pipeline is in native_cuda_pipeline.cpp, the streamed stencil in
+// native_cuda_stencil.cpp.
 #include "native_common.hpp"
 #include "native_cuda.hpp"
 #include "native_module.hpp"
@@ -41,8 +42,9 @@ private:
 
 }  // namespace
 
-NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy)
-    : device_(device), context_(nullptr), empty_(empty), busy_(busy) {
+NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
+                       CUfunction stencil)
+    : device_(device), context_(nullptr), empty_(empty), busy_(busy), stencil_(stencil) {
     // Our own reference to the primary context, so it outlives dualrt's Device if need be; it
     // must be the context dualrt uses, or the CUfunctions handed to us would not belong to it.
     NATIVE_CU(cuDevicePrimaryCtxRetain(&context_, device_));
@@ -168,5 +170,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
     return new dualrt::bench::cuda::NativeCuda(
         static_cast<CUdevice>(handles->device), reinterpret_cast<CUcontext>(handles->context),
         reinterpret_cast<CUfunction>(handles->empty_kernel),
-        reinterpret_cast<CUfunction>(handles->busy_kernel));
+        reinterpret_cast<CUfunction>(handles->busy_kernel),
+        reinterpret_cast<CUfunction>(handles->stencil_kernel));
 }

@@ -81,7 +81,8 @@ float elapsed_ms(const TimingEvent& start, const TimingEvent& stop);
 
 class NativeCuda final : public NativeBaseline {
 public:
-    NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy);
+    NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
+               CUfunction stencil);
     ~NativeCuda() override;
 
     std::string describe() const override;
@@ -90,12 +91,14 @@ public:
     LaunchCost launch_cost(int launches, int repetitions) override;
     double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
                        int repetitions) override;
+    double stencil_ms(const StencilJob& job) override;  // native_cuda_stencil.cpp
 
 private:
     CUdevice device_;
     CUcontext context_;
     CUfunction empty_;
     CUfunction busy_;
+    CUfunction stencil_;
     std::uint32_t seed_ = 1;  // of the self-check's random bytes: other data on every call
 };
 

@@ -4,7 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
+#include <cmath>
+#include <limits>
 
 namespace dualrt::detail {
 namespace {
@@ -68,20 +69,24 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
     report.measured_ms = timing.measured_ms;
     report.timed_chunks = timing.timed_chunks;
 
-    // Each stage of each chunk: its exact duration where timed, else the model's estimate.
-    std::map<std::pair<std::size_t, std::size_t>, double> exact;
+    // Each stage of each chunk: its timed duration where its start is known, else the model's
+    // estimate (NaN marks "not timed").
+    const double unknown = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> timed_ms[stage_count];
+    for (std::size_t stage = upload_stage; stage < stage_count; ++stage)
+        timed_ms[stage].assign(extents.size(), unknown);
     std::vector<bool> timed(extents.size(), false);
     for (const StageDuration& d : timing.durations) {
         timed[d.chunk] = true;
-        if (d.known_start) exact[{d.chunk, d.stage}] = d.ms;
+        if (d.known_start) timed_ms[d.stage][d.chunk] = d.ms;
     }
     double sums[stage_count] = {0, 0, 0, 0};
     std::size_t estimated = 0;
-    for (std::size_t i = 0; i < extents.size(); ++i) {
-        for (std::size_t stage = upload_stage; stage < stage_count; ++stage) {
-            const auto found = exact.find({i, stage});
-            if (found != exact.end()) {
-                sums[stage] += found->second;
+    for (std::size_t stage = upload_stage; stage < stage_count; ++stage) {
+        for (std::size_t i = 0; i < extents.size(); ++i) {
+            const double ms = timed_ms[stage][i];
+            if (!std::isnan(ms)) {
+                sums[stage] += ms;
             } else {
                 sums[stage] += models.stage[stage].at(static_cast<double>(extents[i].count));
                 ++estimated;

@@ -20,24 +20,20 @@ struct TrackItem {
     std::size_t stage;  // 0 upload, 1 compute, 2 download
 };
 
-// The order of each track's work. Every stage has an engine (a copy direction, the compute
-// units) that takes chunks in enqueue order; with two queues, uploads and downloads share the
-// copy queue, where each chunk's upload comes before the previous chunk's download.
-std::vector<std::vector<TrackItem>> track_orders(std::size_t chunks, bool two_queues) {
-    std::vector<std::vector<TrackItem>> tracks(two_queues ? 2 : 3);
-    if (two_queues) {
-        auto& copy = tracks[0];
-        if (chunks > 0) copy.push_back({0, 0});
-        for (std::size_t i = 0; i < chunks; ++i) {
-            if (i + 1 < chunks) copy.push_back({i + 1, 0});
-            copy.push_back({i, 2});
-            tracks[1].push_back({i, 1});
-        }
-        return tracks;
-    }
-    for (std::size_t s = 0; s < 3; ++s)
-        for (std::size_t i = 0; i < chunks; ++i) tracks[s].push_back({i, s});
-    return tracks;
+// Item `k` of `track`. Every stage has an engine (a copy direction, the compute units) that takes
+// chunks in enqueue order; with two queues, uploads and downloads share the copy queue (track 0),
+// where each chunk's upload comes before the previous chunk's download: up 0, up 1, down 0,
+// up 2, down 1, ..., down n-1.
+TrackItem track_item(std::size_t track, std::size_t k, std::size_t chunks, bool two_queues) {
+    if (!two_queues) return TrackItem{k, track};
+    if (track == 1) return TrackItem{k, 1};
+    if (k == 0) return TrackItem{0, 0};
+    if (k + 1 == 2 * chunks) return TrackItem{chunks - 1, 2};
+    return k % 2 == 1 ? TrackItem{(k + 1) / 2, 0} : TrackItem{k / 2 - 1, 2};
+}
+
+std::size_t track_length(std::size_t track, std::size_t chunks, bool two_queues) {
+    return two_queues && track == 0 ? 2 * chunks : chunks;
 }
 
 void mark_window(std::vector<bool>& timed, std::size_t first) {
@@ -90,13 +86,14 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
     for (const Event& end : ends_) last_end = std::max(last_end, at(end));
 
     static const char* const stage_names[3] = {"upload", "compute", "download"};
-    const auto tracks = track_orders(extents.size(), two);
-    for (std::size_t track = 0; track < tracks.size(); ++track) {
+    const std::size_t chunks = extents.size();
+    for (std::size_t track = 0; track < timeline.tracks.size(); ++track) {
         // The end of the item before on this track, when that item was timed.
         bool previous_timed = false;
         double previous_end = 0.0;
         bool first = true;
-        for (const TrackItem& item : tracks[track]) {
+        for (std::size_t k = 0; k < track_length(track, chunks, two); ++k) {
+            const TrackItem item = track_item(track, k, chunks, two);
             if (!timed(item.chunk)) {
                 previous_timed = false;
                 first = false;
