@@ -79,14 +79,12 @@ void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
                 compute(i);
                 download(i);
             });
+            // The run's end on every queue that downloads, right after its last download: a
+            // point recorded later, on a queue already idle, would read later than the work.
+            const bool lanes = queues_.mode == PipelineMode::lanes;
+            if (lanes ? i + queues_.queues.size() >= n : i + 1 == n)
+                timing_.mark_end(queues_.download(i));
             retire_completed();
-        }
-        // The run's end: after the last download of every queue that downloads.
-        if (queues_.mode == PipelineMode::lanes) {
-            for (std::size_t lane = 0; lane < std::min(n, queues_.queues.size()); ++lane)
-                timing_.mark_end(queues_.queues[lane]);
-        } else if (n > 0) {
-            timing_.mark_end(queues_.download(n - 1));
         }
         if (n > 0) retire_through(n - 1);
         queues_.finish_all();

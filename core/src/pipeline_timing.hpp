@@ -74,11 +74,10 @@ private:
     std::size_t records_ = 0;
 };
 
-// Which chunks a run times. every_chunk: all. sampled: windows of consecutive chunks at the
-// start, in the middle and at the end while the layout's model cannot plan yet; afterwards one
-// window per run where `credit_ms` covers its estimated cost (`record_ms` per timed event),
-// taking turns between start, middle and end across runs (`run_number`). Spends from
-// `credit_ms`.
+// Which chunks a run times. every_chunk: all. sampled: windows of consecutive chunks in the
+// middle and at the end while the layout's model cannot plan yet; afterwards one window per run
+// where `credit_ms` covers its estimated cost (`record_ms` per timed event), taking turns between
+// middle and end across runs (`run_number`). Spends from `credit_ms`.
 std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
                                       std::size_t run_number, double record_ms,
                                       double& credit_ms);
