@@ -207,6 +207,16 @@ TEST_CASE("pipeline plan: automatic chunking plans from a model that can, and le
     CHECK(sum(planned.sizes) == request.count);
     for (std::size_t size : planned.sizes) CHECK(size % request.granule == 0);
     CHECK(planned.how.find("planned by the stage model of 1 run") != std::string::npos);
+    CHECK(learned.plan.count == request.count);
+
+    // The plan is kept while the model predicts it as it did, and made again when not.
+    const PlanDecision again = choose_plan(automatic, request, learned, shape, "test");
+    CHECK(again.sizes == planned.sizes);
+    for (double b : {32768.0, 65536.0, 131072.0, 262144.0})
+        for (int i = 0; i < 8; ++i) learned.samples[compute_stage].add(b, 0.050 + 1e-6 * b);
+    const PlanDecision slower = choose_plan(automatic, request, learned, shape, "test");
+    CHECK(slower.predicted_ms > planned.predicted_ms * 1.01);
+    CHECK(sum(slower.sizes) == request.count);
 
     // Copies that do not grow with the chunk are noise: no plan from them.
     LayoutModel noisy = learned;

@@ -4,6 +4,7 @@
 #include "pipeline_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace dualrt::detail {
@@ -21,6 +22,8 @@ constexpr std::size_t probe_fraction = 32;
 constexpr std::size_t probe_min_bytes = std::size_t{1} << 20;
 constexpr std::size_t probe_max_bytes = std::size_t{16} << 20;
 constexpr std::size_t probe_ramp = 3;
+// The layout's last plan is kept while the model predicts it within this share of what it did.
+constexpr double replan_change = 0.01;
 // Without room for a shaped first plan, the arrays are cut into at most this many chunks.
 constexpr std::size_t small_input_chunks = 8;
 
@@ -58,8 +61,7 @@ PlanDecision fixed_plan(const Chunking& chunking, const PlanRequest& request,
 }  // namespace
 
 PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
-                         const LayoutModel& model, const ScheduleShape& shape,
-                         const char* operation) {
+                         LayoutModel& model, const ScheduleShape& shape, const char* operation) {
     if (chunking.kind() != Chunking::Kind::automatic) {
         PlanDecision plan = fixed_plan(chunking, request, operation);
         plan.how = "fixed: " + chunking.str() + ", " + describe_sizes(plan.sizes);
@@ -77,7 +79,20 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
     PlanDecision plan;
     if (model.can_plan()) {
         const StageModels fitted = model.fit();
-        const PlanChoice choice = best_plan(request.count, limits, fitted, shape);
+        CachedPlan& cached = model.plan;
+        if (cached.count == request.count) {
+            const double again = simulate_ms(cached.sizes, fitted, shape);
+            if (std::abs(again - cached.predicted_ms) > replan_change * cached.predicted_ms)
+                cached.count = 0;
+            else
+                cached.predicted_ms = again;
+        }
+        if (cached.count != request.count) {
+            const PlanChoice choice = best_plan(request.count, limits, fitted, shape);
+            cached = CachedPlan{request.count, choice.sizes, choice.predicted_ms,
+                                choice.uniform_ms};
+        }
+        const CachedPlan& choice = cached;
         plan.sizes = choice.sizes;
         plan.predicted_ms = choice.predicted_ms;
         plan.how = "auto: planned by the stage model of " + std::to_string(model.runs) +

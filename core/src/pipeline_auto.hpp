@@ -29,10 +29,10 @@ struct PlanDecision {
     bool learning = false;      // a first plan, run to teach the model
 };
 
-// The chunk sizes of a run. Fixed chunking needs per-chunk counts that are whole rows and at
-// least as large as the halo; `operation` names the call in the errors.
+// The chunk sizes of a run. Fixed chunking needs per-chunk counts that are whole rows;
+// `operation` names the call in the errors. Automatic chunking reuses the layout's cached plan
+// while the model predicts it within 1% of what it did, else plans again and caches that.
 PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
-                         const LayoutModel& model, const ScheduleShape& shape,
-                         const char* operation);
+                         LayoutModel& model, const ScheduleShape& shape, const char* operation);
 
 }  // namespace dualrt::detail

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace dualrt::detail {
 
@@ -49,11 +50,21 @@ private:
     std::map<int, std::deque<Sample>> by_class_;
 };
 
+// The last plan the model made for a layout, kept while the model still predicts it as it did:
+// planning plays dozens of candidate plans, and every run refines the model a little.
+struct CachedPlan {
+    std::size_t count = 0;  // elements the plan covers (0: none cached)
+    std::vector<std::size_t> sizes;
+    double predicted_ms = 0.0;
+    double uniform_ms = 0.0;
+};
+
 // What a Pipeline has learned about one layout of arrays (element sizes, pinned or staged, halo).
 struct LayoutModel {
     StageSamples samples[stage_count];
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
+    CachedPlan plan;
     // Whether the samples can tell fixed from per-element costs for every stage, and the copies
     // grow with the chunk: automatic chunking plans from the model only then.
     bool can_plan() const;

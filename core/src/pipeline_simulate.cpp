@@ -13,6 +13,26 @@ namespace {
 constexpr double clear_gain = 0.002;
 // Shapes tried around the best equal size: up to this many halvings at each end.
 constexpr std::size_t max_ramp = 6;
+// Counts of equal chunks the simulation plays, the best by the closed-form estimate.
+constexpr std::size_t simulated_counts = 4;
+
+// The time of `chunks` equal chunks in closed form: the busiest resource once per chunk (the
+// host, a copy engine, the compute units, or a chunk's whole journey shared by `depth` slots),
+// and the other stages of one chunk as fill and drain. It ranks chunk counts for the
+// simulation, which plays only the best few.
+double estimate_ms(std::size_t count, std::size_t chunks, const StageModels& models,
+                   const ScheduleShape& shape) {
+    const double b = static_cast<double>(count) / static_cast<double>(chunks);
+    const double host = models.stage[host_stage].at(b), up = models.stage[upload_stage].at(b);
+    const double compute = models.stage[compute_stage].at(b);
+    const double down = models.stage[download_stage].at(b);
+    const double journey = up + compute + down;
+    const double copy = shape.mode == PipelineMode::two_queues ? up + down : std::max(up, down);
+    const double busiest = std::max(copy, compute);
+    const double per_chunk =
+        std::max({host, busiest, journey / static_cast<double>(std::max<std::size_t>(1, shape.depth))});
+    return static_cast<double>(chunks) * per_chunk + journey - busiest;
+}
 
 }  // namespace
 
@@ -69,17 +89,23 @@ PlanChoice best_plan(std::size_t count, const PlanLimits& limits, const StageMod
         best.predicted_ms = ms;
         return true;
     };
-    // Equal chunks: counts on a geometric grid (steps of 2^(1/8)), fewest first, so that a tie
-    // keeps the fewer chunks.
-    std::size_t previous = 0;
+    // Equal chunks: counts on a geometric grid (steps of 2^(1/8)), ranked in closed form; the
+    // best few are simulated, fewest first, so that a tie keeps the fewer chunks.
+    std::vector<std::pair<double, std::size_t>> ranked;  // (estimate, count)
     for (double chunks = static_cast<double>(fewest); chunks <= static_cast<double>(most) * 1.0001;
          chunks *= 1.0905) {
         const auto n = static_cast<std::size_t>(std::llround(chunks));
-        if (n == previous) continue;
-        previous = n;
-        consider(equal_sizes(count, n, limits.granule));
+        if (ranked.empty() || ranked.back().second != n)
+            ranked.emplace_back(estimate_ms(count, n, models, shape), n);
     }
-    if (most != previous) consider(equal_sizes(count, most, limits.granule));
+    if (ranked.back().second != most) ranked.emplace_back(estimate_ms(count, most, models, shape), most);
+    const std::size_t keep = std::min(simulated_counts, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
+                      ranked.end());
+    ranked.resize(keep);
+    std::sort(ranked.begin(), ranked.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const auto& candidate : ranked) consider(equal_sizes(count, candidate.second, limits.granule));
     best.uniform_ms = best.predicted_ms;
 
     // Shapes around the best equal size: chunks doubling up to it at the start shorten the fill,
