@@ -15,7 +15,9 @@
 #                   NVIDIA's OpenCL)
 #   QUICK=1         small sizes and few repetitions: checks the script, not the GPU
 # Exit status: 1 when any step failed (a wrong result, a crash, a failed build), else 0. The last
-# lines printed are the summary table.
+# lines printed are the summary table. Where one command may run for 10 minutes at most, run it
+# in two: `tools/gpu-pipeline.sh build tests`, then `tools/gpu-pipeline.sh stencil overlap`
+# (build-gpu stays between the two while the machine is held).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tools/gpu-common.sh
@@ -82,7 +84,7 @@ if has_step build; then
   if { cmake -S . -B "$build" -DDUALRT_WERROR=ON &&
        cmake --build "$build" -j "$(nproc)" --target dualrt dualrt_cuda dualrt_opencl \
          dualrt_native_cuda dualrt_native_opencl stencil overlap dualrt_conformance \
-         dualrt_stress; } >"$work/build.log" 2>&1; then
+         dualrt_stress dualrt-info; } >"$work/build.log" 2>&1; then
     note build - ok
   else
     tail -40 "$work/build.log"
