@@ -30,6 +30,20 @@ struct LaunchCost {
     double profiling_kept_enqueue_us = 0.0;
 };
 
+// A streamed stencil job: the built-in stencil_blur3x3 (kernels/cl/stencil.cl) over a `width` x
+// `height` float image in host memory, in blocks of `rows_per_chunk` rows (the last one shorter
+// where needed), each block uploaded with the halo row above and below it that the image has.
+struct StencilJob {
+    const float* image = nullptr;  // width * height floats, pageable (the caller's)
+    float* output = nullptr;       // room for width * height floats; holds the blur on return
+    std::size_t width = 0;
+    std::size_t height = 0;
+    std::size_t rows_per_chunk = 0;
+    int lanes = 4;                 // queues taking the blocks in turn
+    HostMemory host = HostMemory::pageable;
+    int repetitions = 1;
+};
+
 // Launch geometry of the `empty` launches, the same for dualrt and the baselines.
 inline constexpr std::size_t empty_global_size = 1;
 inline constexpr std::size_t empty_local_size = 1;
@@ -100,6 +114,16 @@ public:
     // every run; every run's c is spot-checked (first and last element of every block and
     // about 4096 more) and a wrong one throws. Copies the last run's c to job.c.
     virtual StreamTiming stream_triad(HostMemory host, const StreamJob& job) = 0;
+    // The stencil job streamed by hand the way the CUDA guide streams work: `lanes` queues
+    // (streams) take the blocks in turn, each block's upload, kernel and download in order on its
+    // own queue with device buffers of its own, no events between them. Pageable: each lane has
+    // a pinned input and output buffer that the host fills and empties with plain memcpy, waiting
+    // for the lane's previous block before reusing them. Pinned: the image and the output are
+    // copied into and out of pinned memory of the module's own outside the timing, and the blocks
+    // move by DMA straight from and to it. Returns the median host wall time in ms of the whole
+    // job (first block's memcpy or upload to the last block's result in host memory) over
+    // `repetitions` runs after a warm-up; job.output holds the result (checked by the caller).
+    virtual double stencil_ms(const StencilJob& job) = 0;
 };
 
 // Loads the baseline module of device's backend (next to the running executable, in

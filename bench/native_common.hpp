@@ -1,12 +1,16 @@
 // Helpers both native baseline modules share: medians, the chunk split of the pipeline, the test
-// pattern that proves a copy moved the right bytes, and the host reference of the busy kernel.
+// pattern that proves a copy moved the right bytes, the host reference of the busy kernel, and
+// the blocks of the streamed stencil.
 // Header-only: each module carries its own copy, and the bandwidth sample uses the same pattern
 // and median for its dualrt side.
 #pragma once
 
+#include "native_baseline.hpp"
+
 #include <dualrt/error.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -157,6 +161,96 @@ inline void check_pipeline_output(const std::string& backend, const float* outpu
                              std::to_string(output[i]) + ", expected " +
                              std::to_string(expected));
     }
+}
+
+// Work-items per work-group of the stencil launches: 64 along a row (coalesced), 4 rows.
+inline constexpr std::size_t stencil_local_x = 64;
+inline constexpr std::size_t stencil_local_y = 4;
+
+// Block b of a streamed stencil job: its own rows and the halo rows it is uploaded with.
+struct StencilBlock {
+    std::size_t first_row = 0;  // the block's own first row in the image
+    std::size_t rows = 0;       // its own rows
+    std::size_t halo_top = 0;   // rows above it that are uploaded too (0 at the image's top)
+    std::size_t halo_bottom = 0;
+    std::size_t in_first_row() const { return first_row - halo_top; }
+    std::size_t in_rows() const { return halo_top + rows + halo_bottom; }
+};
+
+inline StencilBlock stencil_block(const StencilJob& job, std::size_t b) {
+    StencilBlock block;
+    block.first_row = b * job.rows_per_chunk;
+    block.rows = std::min(job.rows_per_chunk, job.height - block.first_row);
+    block.halo_top = block.first_row > 0 ? 1 : 0;
+    block.halo_bottom = block.first_row + block.rows < job.height ? 1 : 0;
+    return block;
+}
+
+// A lane's pinned buffers for a staged (pageable) stencil job, and the block whose result is
+// still in its output buffer.
+struct StagedLane {
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+    unsigned char* in = nullptr;
+    unsigned char* out = nullptr;
+    std::size_t pending = none;
+};
+
+// One timed run of a streamed stencil job, the host's side of it, which both native baselines
+// share: blocks go to the lanes in turn; with `staged` lanes, a lane's pinned buffers are reused
+// once its previous block has landed (`wait_lane(l)`) and that block's result is copied out, and
+// the next block's rows are copied in by plain memcpy. `enqueue(l, block, source, destination)`
+// enqueues the block's upload from `source`, its kernel and its download to `destination` on
+// lane l (marking, for staged lanes, the point wait_lane waits for); `finish_lane(l)` waits for
+// everything on an unstaged lane. `image` and `output` are where the blocks come from and go.
+// Returns the host wall time in ms.
+template <typename Enqueue, typename WaitLane, typename FinishLane>
+double run_stencil_blocks(const StencilJob& job, const unsigned char* image,
+                          unsigned char* output, std::vector<StagedLane>& lanes, bool staged,
+                          Enqueue&& enqueue, WaitLane&& wait_lane, FinishLane&& finish_lane) {
+    const std::size_t row_bytes = job.width * sizeof(float);
+    const auto begin = std::chrono::steady_clock::now();
+    const auto copy_out = [&](std::size_t l) {
+        if (lanes[l].pending == StagedLane::none) return;
+        wait_lane(l);
+        const StencilBlock block = stencil_block(job, lanes[l].pending);
+        std::memcpy(output + block.first_row * row_bytes, lanes[l].out, block.rows * row_bytes);
+        lanes[l].pending = StagedLane::none;
+    };
+    const std::size_t blocks = (job.height + job.rows_per_chunk - 1) / job.rows_per_chunk;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t l = b % lanes.size();
+        const StencilBlock block = stencil_block(job, b);
+        const unsigned char* source = image + block.in_first_row() * row_bytes;
+        unsigned char* destination = output + block.first_row * row_bytes;
+        if (staged) {
+            copy_out(l);  // its buffers are free once its previous block has landed
+            std::memcpy(lanes[l].in, source, block.in_rows() * row_bytes);
+            source = lanes[l].in;
+            destination = lanes[l].out;
+        }
+        enqueue(l, block, source, destination);
+        if (staged) lanes[l].pending = b;
+    }
+    for (std::size_t l = 0; l < lanes.size(); ++l) {
+        if (staged)
+            copy_out(l);
+        else
+            finish_lane(l);
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin)
+        .count();
+}
+
+inline void check_stencil_job(const std::string& backend, const StencilJob& job) {
+    const std::string call = "NativeBaseline::stencil_ms";
+    if (job.image == nullptr || job.output == nullptr)
+        invalid_argument(backend, call, "the image and the output must not be null");
+    if (job.width == 0 || job.height == 0 || job.rows_per_chunk == 0)
+        invalid_argument(backend, call, "width, height and rows per chunk must be > 0");
+    if (job.lanes < 1) invalid_argument(backend, call, "lanes must be >= 1");
+    if (job.repetitions < 1) invalid_argument(backend, call, "repetitions must be >= 1");
+    if (job.width > 0xffffffffu || job.height > 0xffffffffu)
+        invalid_argument(backend, call, "the kernel takes the width and rows as uint");
 }
 
 }  // namespace dualrt::bench::detail

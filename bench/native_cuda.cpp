@@ -1,5 +1,6 @@
 // The plain CUDA baseline: copies and launches written directly with the driver API, and the
-// module's entry point. The pipeline is in native_cuda_pipeline.cpp.
+// module's entry point. The pipeline is in native_cuda_pipeline.cpp, the streamed stencil in
+// native_cuda_stencil.cpp.
 #include "native_common.hpp"
 #include "native_cuda.hpp"
 #include "native_module.hpp"
@@ -21,8 +22,9 @@ double microseconds(Clock::duration d) {
 }  // namespace
 
 NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
-                       CUfunction triad)
-    : device_(device), context_(nullptr), empty_(empty), busy_(busy), triad_(triad) {
+                       CUfunction triad, CUfunction stencil)
+    : device_(device), context_(nullptr), empty_(empty), busy_(busy), triad_(triad),
+      stencil_(stencil) {
     // Our own reference to the primary context, so it outlives dualrt's Device if need be; it
     // must be the context dualrt uses, or the CUfunctions handed to us would not belong to it.
     NATIVE_CU(cuDevicePrimaryCtxRetain(&context_, device_));
@@ -149,5 +151,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
         static_cast<CUdevice>(handles->device), reinterpret_cast<CUcontext>(handles->context),
         reinterpret_cast<CUfunction>(handles->empty_kernel),
         reinterpret_cast<CUfunction>(handles->busy_kernel),
-        reinterpret_cast<CUfunction>(handles->triad_kernel));
+        reinterpret_cast<CUfunction>(handles->triad_kernel),
+        reinterpret_cast<CUfunction>(handles->stencil_kernel));
 }

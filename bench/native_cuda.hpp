@@ -97,7 +97,7 @@ private:
 class NativeCuda final : public NativeBaseline {
 public:
     NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
-               CUfunction triad);
+               CUfunction triad, CUfunction stencil);
     ~NativeCuda() override;
 
     std::string describe() const override;
@@ -107,6 +107,7 @@ public:
     double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
                        int repetitions) override;
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
+    double stencil_ms(const StencilJob& job) override;  // native_cuda_stencil.cpp
 
 private:
     CUdevice device_;
@@ -114,6 +115,7 @@ private:
     CUfunction empty_;
     CUfunction busy_;
     CUfunction triad_;
+    CUfunction stencil_;
     std::uint32_t seed_ = 1;  // of the self-check's random bytes: other data on every call
 };
 

@@ -1,5 +1,6 @@
 // The plain OpenCL baseline: copies and launches written directly with the C API, and the
-// module's entry point. The pipeline is in native_opencl_pipeline.cpp.
+// module's entry point. The pipeline is in native_opencl_pipeline.cpp, the streamed stencil in
+// native_opencl_stencil.cpp.
 #include "native_common.hpp"
 #include "native_module.hpp"
 #include "native_opencl.hpp"
@@ -42,7 +43,7 @@ std::string device_text(cl_device_id device, cl_device_info what) {
 }  // namespace
 
 NativeOpenCL::NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty,
-                           cl_kernel busy, cl_kernel triad)
+                           cl_kernel busy, cl_kernel triad, cl_kernel stencil)
     : device_(device) {
     // Our own reference, so the context outlives dualrt's Device if need be.
     NATIVE_CL(clRetainContext(context));
@@ -51,6 +52,7 @@ NativeOpenCL::NativeOpenCL(cl_device_id device, cl_context context, cl_kernel em
     busy_ = own_kernel(busy, "busy");
     for (std::size_t q = 0; q < detail::stream_queues; ++q)
         triads_.push_back(own_kernel(triad, "triad"));
+    stencil_ = own_kernel(stencil, "stencil_blur3x3");
     plain_ = create_queue(context, device, 0);
     for (auto& queue : timed_) queue = create_queue(context, device, CL_QUEUE_PROFILING_ENABLE);
     cl_uint align_bits = 0;
@@ -212,5 +214,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
         reinterpret_cast<cl_context>(handles->context),
         reinterpret_cast<cl_kernel>(handles->empty_kernel),
         reinterpret_cast<cl_kernel>(handles->busy_kernel),
-        reinterpret_cast<cl_kernel>(handles->triad_kernel));
+        reinterpret_cast<cl_kernel>(handles->triad_kernel),
+        reinterpret_cast<cl_kernel>(handles->stencil_kernel));
 }

@@ -111,7 +111,7 @@ std::uint64_t end_to_end_ns(const EventObject& start, const EventObject& stop);
 class NativeOpenCL final : public NativeBaseline {
 public:
     NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty, cl_kernel busy,
-                 cl_kernel triad);
+                 cl_kernel triad, cl_kernel stencil);
 
     std::string describe() const override;
     double copy_ms(Direction direction, HostMemory host, std::size_t bytes,
@@ -120,6 +120,7 @@ public:
     double pipeline_ms(std::size_t elements, unsigned iterations, int chunks, int queues,
                        int repetitions) override;
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
+    double stencil_ms(const StencilJob& job) override;  // native_opencl_stencil.cpp
 
 private:
     // Declared first, destroyed last: everything below belongs to the context.
@@ -130,6 +131,7 @@ private:
     // triad, one kernel object per queue of the stream: each keeps its queue's buffers as
     // arguments, as a hand-written stream sets them once.
     std::vector<KernelObject> triads_;
+    KernelObject stencil_;
     QueueObject plain_;      // no profiling: launches as a plain program makes them
     QueueObject timed_[3];   // with CL_QUEUE_PROFILING_ENABLE: copies, pipeline, and launches
     std::size_t align_elements_ = 1;  // sub-buffer origins: CL_DEVICE_MEM_BASE_ADDR_ALIGN

@@ -48,7 +48,7 @@ endforeach()
 
 # Programs: libdualrt is in ../lib relative to bin/.
 file(RELATIVE_PATH bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-foreach(program IN ITEMS dualrt-info saxpy bandwidth launch_cost overlap program_cache stream
+foreach(program IN ITEMS dualrt-info saxpy bandwidth launch_cost overlap program_cache stream stencil
                         reduce transpose matmul coalescing occupancy)
   if(TARGET ${program})
     set_target_properties(${program} PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")

@@ -1,12 +1,15 @@
-// Pipeline: plans the chunks, owns the queues and buffers, runs the schedule and reports.
+// Pipeline: owns the queues, buffers and stage models; a run checks its arrays, plans its chunks,
+// runs the schedule, learns from the timed chunks and reports.
 #include <dualrt/pipeline.hpp>
 
-#include "backend/backend.hpp"
 #include "errors.hpp"
-#include "log.hpp"
-#include "pipeline_plan.hpp"
+#include "pipeline_auto.hpp"
+#include "pipeline_checks.hpp"
+#include "pipeline_model.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_schedule.hpp"
+#include "pipeline_slots.hpp"
+#include "pipeline_timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -14,27 +17,29 @@
 namespace dualrt {
 namespace {
 
-// Calibration chunks of "auto": three at a small size and three at four times that, so a fixed
-// and a per-element cost can be told apart; together about an eighth of a large input.
-constexpr std::size_t calibration_chunks_per_size = 3;
-constexpr std::size_t calibration_size_ratio = 4;
-constexpr std::size_t calibration_fraction = 128;  // small size = input / 128
-// Chunks of the large size enqueued behind the calibration chunks, so the device has work while
-// the host waits for the calibration's events, fits the model and enqueues the rest.
-constexpr std::size_t bridge_chunks = 3;
-constexpr std::size_t max_chunks = 1024;
-constexpr std::size_t max_chunk_bytes = 256u << 20;
-// Without room to calibrate, a small input is cut into at most this many chunks.
-constexpr std::size_t uncalibrated_max_chunks = 8;
+// Lanes are queues: beyond this many, more would only cost device memory and scheduling.
+constexpr std::size_t max_lanes = 16;
+constexpr std::size_t default_lanes = 4;
+// Pinned staging buffers per staged array: two more than the chunks in flight, so the host's
+// memcpy can run two chunks ahead of the device.
+constexpr std::size_t extra_staging_slots = 2;
+// Sampled timing may spend about this share of the runs' host time on timed events, and save up
+// at most this many ms of it.
+constexpr double timing_budget = 0.02;
+constexpr double max_timing_credit_ms = 5.0;
+// The first guess of a timed event's host cost, before one has been measured.
+constexpr double first_record_ms = 0.005;
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+PipelineMode resolve(PipelineMode mode) {
+    return mode == PipelineMode::automatic ? PipelineMode::lanes : mode;
+}
 
-PipelineMode resolve(PipelineMode mode, const DeviceInfo& info) {
-    if (mode != PipelineMode::automatic) return mode;
-    // OpenCL cannot count copy engines; a GPU that does not say gets three queues, which cost
-    // nothing over two where there is only one engine.
-    return info.copy_engines.value_or(2) >= 2 ? PipelineMode::three_queues
-                                              : PipelineMode::two_queues;
+std::size_t queue_count(PipelineMode mode, std::size_t depth) {
+    switch (mode) {
+    case PipelineMode::two_queues: return 2;
+    case PipelineMode::three_queues: return 3;
+    default: return depth;
+    }
 }
 
 }  // namespace
@@ -44,6 +49,15 @@ const char* to_string(PipelineMode mode) noexcept {
     case PipelineMode::automatic: return "automatic";
     case PipelineMode::two_queues: return "two queues";
     case PipelineMode::three_queues: return "three queues";
+    case PipelineMode::lanes: return "lanes";
+    }
+    return "?";
+}
+
+const char* to_string(PipelineTiming timing) noexcept {
+    switch (timing) {
+    case PipelineTiming::sampled: return "sampled";
+    case PipelineTiming::every_chunk: return "every chunk";
     }
     return "?";
 }
@@ -60,38 +74,42 @@ std::string Chunking::str() const {
 struct Pipeline::State {
     Device device;
     PipelineOptions options;
-    PipelineMode mode = PipelineMode::automatic;
+    PipelineMode mode = PipelineMode::lanes;
     std::size_t depth = 0;
     detail::PipelineQueues queues;
-    // Kept between runs and grown when a run needs larger chunks.
-    std::vector<detail::DeviceSlot> device_slots;
-    std::size_t device_slot_bytes[2] = {0, 0};  // input, output
-    std::vector<detail::HostSlot> staging[2];   // pinned buffers for pageable input, output
-    std::size_t staging_bytes[2] = {0, 0};
-    detail::HostEnd input_end, output_end;      // this run's host sides
+    // Kept between runs and grown when a run needs more.
+    detail::DeviceSlots slots;
+    detail::StagingRings input_staging, output_staging;
+    detail::LayoutModels models;
+    double record_ms = first_record_ms;  // host cost of one timed event, as measured
 };
 
 Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_unique<State>()) {
-    if (!device.valid()) detail::raise_argument("Pipeline", "the Device is empty");
+    const char* op = "Pipeline";
+    if (!device.valid()) detail::raise_argument(op, "the Device is empty");
     if (options.depth == 1)
-        detail::raise_argument("Pipeline", "depth 1 cannot overlap anything; expected 0 (one per "
-                                           "queue) or at least 2");
+        detail::raise_argument(op, "depth 1 cannot overlap anything; expected 0 (the default) "
+                                   "or at least 2");
     if (options.chunking.kind() != Chunking::Kind::automatic && options.chunking.value() == 0)
-        detail::raise_argument("Pipeline", "Chunking::" +
-                                               std::string(options.chunking.kind() ==
-                                                                   Chunking::Kind::count
-                                                               ? "count"
-                                                               : "elements") +
-                                               "(0) is empty; expected at least 1");
+        detail::raise_argument(op, std::string("Chunking::") +
+                                       (options.chunking.kind() == Chunking::Kind::count
+                                            ? "count"
+                                            : "elements") +
+                                       "(0) is empty; expected at least 1");
     State& s = *state_;
     s.device = std::move(device);
     s.options = options;
-    s.mode = resolve(options.mode, s.device.info());
-    const bool three = s.mode == PipelineMode::three_queues;
-    s.depth = options.depth != 0 ? options.depth : (three ? 3 : 2);
-    s.queues.upload = s.device.create_queue();
-    s.queues.compute = s.device.create_queue();
-    s.queues.download = three ? s.device.create_queue() : s.queues.upload;
+    s.mode = resolve(options.mode);
+    if (s.mode == PipelineMode::lanes && options.depth > max_lanes)
+        detail::raise_argument(op, "depth " + std::to_string(options.depth) +
+                                       " with lanes would make as many queues; expected at "
+                                       "most " + std::to_string(max_lanes));
+    const std::size_t fixed_queues = queue_count(s.mode, 0);
+    s.depth = options.depth != 0 ? options.depth
+                                 : (s.mode == PipelineMode::lanes ? default_lanes : fixed_queues);
+    s.queues.mode = s.mode;
+    for (std::size_t q = 0; q < queue_count(s.mode, s.depth); ++q)
+        s.queues.queues.push_back(s.device.create_queue());
 }
 
 Pipeline::~Pipeline() = default;
@@ -102,176 +120,100 @@ const Device& Pipeline::device() const { return state_->device; }
 const PipelineOptions& Pipeline::options() const { return state_->options; }
 PipelineMode Pipeline::mode() const { return state_->mode; }
 
-void Pipeline::check_sizes(std::size_t input, std::size_t output) {
-    if (input != output)
-        detail::raise_argument("Pipeline::run", "the input holds " + std::to_string(input) +
-                                                    " elements and the output " +
-                                                    std::to_string(output) +
-                                                    "; expected the same count");
-}
-
-namespace {
-
-// Device buffers for `depth` chunks of up to `elements` elements, reused when large enough.
-void ensure_device_slots(const Device& device, std::vector<detail::DeviceSlot>& slots, std::size_t (&slot_bytes)[2],
-                         std::size_t depth, std::size_t in_bytes, std::size_t out_bytes,
-                         bool in_place) {
-    if (slots.size() == depth && slot_bytes[0] >= in_bytes && slot_bytes[1] >= out_bytes) return;
-    slots.clear();
-    slot_bytes[0] = slot_bytes[1] = 0;
-    for (std::size_t i = 0; i < depth; ++i) {
-        detail::DeviceSlot slot;
-        slot.input = device.alloc<unsigned char>(in_bytes);
-        slot.output = in_place ? slot.input : BufferView(device.alloc<unsigned char>(out_bytes));
-        slots.push_back(std::move(slot));
-    }
-    slot_bytes[0] = in_bytes;
-    slot_bytes[1] = in_place ? in_bytes : out_bytes;
-}
-
-// Pinned buffers for a pageable host side; none when pinning is refused (the copies then take
-// the driver's pageable path, slower but correct).
-void ensure_staging(const Device& device, std::vector<detail::HostSlot>& staging,
-                    std::size_t& have_bytes, std::size_t slots, std::size_t bytes) {
-    if (staging.size() == slots && have_bytes >= bytes) return;
-    staging.clear();
-    have_bytes = 0;
-    try {
-        for (std::size_t i = 0; i < slots; ++i) {
-            auto buffer = device.impl()->create_host_buffer(bytes);
-            if (!buffer) throw std::runtime_error("the backend returned no pinned buffer");
-            auto* data = static_cast<unsigned char*>(buffer->data());
-            staging.push_back(detail::HostSlot{std::move(buffer), data});
-        }
-        have_bytes = bytes;
-    } catch (const std::exception& e) {
-        staging.clear();
-        detail::log().warn("Pipeline: pinning {} x {} for staging was refused ({}); pageable "
-                           "host memory goes through the driver's own path",
-                           slots, detail::format_bytes(bytes), e.what());
-    }
-}
-
-}  // namespace
-
-PipelineReport Pipeline::run_erased(HostSide input, HostSide output, std::size_t count,
-                                    std::size_t in_elem, std::size_t out_elem,
-                                    const std::function<void(ChunkBytes&)>& compute) {
+PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t input_count,
+                                    const detail::HostSide* outputs, std::size_t output_count,
+                                    const Halo& halo, const ChunkFunction& compute) {
     const auto started = std::chrono::steady_clock::now();
     State& s = *state_;
     const char* op = "Pipeline::run";
-    if (s.options.in_place && in_elem != out_elem)
-        detail::raise_argument(op, "in_place needs one element type on both sides; the input's "
-                                   "elements have " + std::to_string(in_elem) +
-                                       " bytes, the output's " + std::to_string(out_elem));
-    PipelineReport empty;
-    empty.mode = s.mode;
-    empty.queues = s.mode == PipelineMode::three_queues ? 3 : 2;
-    empty.depth = s.depth;
-    if (count == 0) {
-        empty.chunking = "empty input: nothing to run";
+    const detail::RunArrays arrays = detail::checked_arrays(
+        inputs, input_count, outputs, output_count, halo, s.options.in_place, op);
+
+    detail::RunFacts facts;
+    facts.mode = s.mode;
+    facts.queues = s.queues.queues.size();
+    facts.depth = s.depth;
+    facts.input_arrays = input_count;
+    facts.output_arrays = output_count;
+    if (arrays.count == 0) {
+        PipelineReport empty = detail::make_report(facts, {}, {}, {}, 0);
+        empty.chunking = "empty arrays: nothing to run";
         return empty;
     }
-    if (input.data == nullptr || output.data == nullptr)
-        detail::raise_argument(op, std::string("the ") + (input.data ? "output" : "input") +
-                                       " pointer is null");
 
-    // The plan: fixed chunks, or auto's calibration chunks first.
-    const Chunking& chunking = s.options.chunking;
-    const std::size_t min_elements = detail::min_chunk_elements(std::max(in_elem, out_elem));
-    std::vector<detail::ChunkExtent> first_pass;
-    std::size_t per_chunk = 0;
-    std::size_t small = 0, large = 0;
-    std::string how;
-    if (chunking.kind() == Chunking::Kind::count) {
-        per_chunk = ceil_div(count, std::min(chunking.value(), count));
-        how = "fixed: " + chunking.str();
-    } else if (chunking.kind() == Chunking::Kind::elements) {
-        per_chunk = std::min(chunking.value(), count);
-        how = "fixed: " + chunking.str();
-    } else {
-        small = std::max(min_elements, count / calibration_fraction);
-        large = small * calibration_size_ratio;
-        const std::size_t calibration = calibration_chunks_per_size * (small + large);
-        if (2 * (calibration + bridge_chunks * large) > count) {
-            const std::size_t chunks =
-                std::clamp<std::size_t>(count / min_elements, 1, uncalibrated_max_chunks);
-            per_chunk = ceil_div(count, chunks);
-            small = large = 0;
-            how = "auto: input too small to measure; " + std::to_string(chunks) + " chunks";
-        } else {
-            first_pass = detail::even_chunks(0, calibration_chunks_per_size * small, small);
-            auto more = detail::even_chunks(calibration_chunks_per_size * small,
-                                            calibration_chunks_per_size * large, large);
-            first_pass.insert(first_pass.end(), more.begin(), more.end());
-            more = detail::even_chunks(calibration, bridge_chunks * large, large);
-            first_pass.insert(first_pass.end(), more.begin(), more.end());
-            per_chunk = large;  // for now; the model picks the rest's chunk size
-        }
+    // The plan.
+    detail::LayoutModel& model = s.models[detail::layout_key(arrays)];
+    std::size_t widest = 1;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
+    detail::PlanRequest request{arrays.count, halo.row_width(), widest,
+                                halo.before() + halo.after()};
+    const std::size_t staging_slots = s.depth + extra_staging_slots;
+    detail::ScheduleShape shape{s.mode, s.depth, 0};
+    for (const auto& array : arrays.inputs)
+        if (!array.pinned) shape.staging_slots = staging_slots;
+    const detail::PlanDecision plan =
+        detail::choose_plan(s.options.chunking, request, model, shape, op);
+    if (s.options.chunking.kind() != Chunking::Kind::automatic)
+        detail::check_halo_fits(halo, plan.sizes, op);
+    const std::vector<detail::ChunkExtent> extents = detail::extents_of(plan.sizes);
+
+    // Buffers for the largest chunk: device slots, and pinned rings for pageable arrays.
+    const std::size_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
+    const std::size_t input_elements =
+        std::min(arrays.count, largest + halo.before() + halo.after());
+    std::vector<std::size_t> input_bytes, output_bytes, input_staged, output_staged;
+    for (const auto& array : arrays.inputs) {
+        input_bytes.push_back(input_elements * array.elem_size);
+        input_staged.push_back(array.pinned ? 0 : input_bytes.back());
     }
-    // Buffers for chunks of up to `elements`: device slots, and pinned staging for a pageable
-    // host side (two more than the device depth, so the host's memcpy can run two chunks ahead).
-    const auto prepare = [&](std::size_t elements) {
-        ensure_device_slots(s.device, s.device_slots, s.device_slot_bytes, s.depth,
-                            elements * in_elem, elements * out_elem, s.options.in_place);
-        if (!input.pinned)
-            ensure_staging(s.device, s.staging[0], s.staging_bytes[0], s.depth + 2,
-                           elements * in_elem);
-        if (!output.pinned)
-            ensure_staging(s.device, s.staging[1], s.staging_bytes[1], s.depth + 2,
-                           elements * out_elem);
-        s.input_end = detail::HostEnd{static_cast<unsigned char*>(input.data), in_elem,
-                                      input.pinned ? std::vector<detail::HostSlot>{}
-                                                   : s.staging[0]};
-        s.output_end = detail::HostEnd{static_cast<unsigned char*>(output.data), out_elem,
-                                       output.pinned ? std::vector<detail::HostSlot>{}
-                                                     : s.staging[1]};
-    };
-    prepare(per_chunk);
-
-    std::vector<detail::ChunkRecord> records;
-    detail::ChunkScheduler scheduler(s.queues, s.device_slots, s.input_end, s.output_end,
-                                     compute);
-    if (!first_pass.empty()) {
-        scheduler.run(first_pass, records, false);
-        const auto fitted = detail::fit_stages(records, small, large, calibration_chunks_per_size);
-        const std::size_t done = first_pass.back().offset + first_pass.back().count;
-        const std::size_t rest = count - done;
-        const std::size_t most = std::clamp<std::size_t>(rest / min_elements, 1, max_chunks);
-        std::size_t chunks = detail::best_chunk_count(
-            fitted.stages, s.mode == PipelineMode::two_queues, rest, most);
-        // However cheap the model finds large chunks, keep each one's memory modest.
-        chunks = std::max(chunks, ceil_div(rest * std::max(in_elem, out_elem), max_chunk_bytes));
-        per_chunk = ceil_div(rest, chunks);
-        if (per_chunk > large) {
-            // Larger buffers: the ones in use must drain first (a bubble, but only for inputs
-            // whose best chunks are larger than the calibration's).
-            scheduler.run({}, records);
-            for (Queue* queue : {&s.queues.upload, &s.queues.compute, &s.queues.download})
-                queue->finish();
-            prepare(per_chunk);
-        }
-        how = "auto: " + fitted.describe() + "; chose " + std::to_string(chunks) +
-              " chunks of " + std::to_string(per_chunk) + " elements for the other " +
-              std::to_string(rest);
-        scheduler.run(detail::even_chunks(done, rest, per_chunk), records);
-    } else {
-        scheduler.run(detail::even_chunks(0, count, per_chunk), records);
+    for (const auto& array : arrays.outputs) {
+        output_bytes.push_back(largest * array.elem_size);
+        output_staged.push_back(array.pinned ? 0 : output_bytes.back());
     }
-    for (Queue* queue : {&s.queues.upload, &s.queues.compute, &s.queues.download})
-        queue->finish();
+    s.slots.ensure(s.device, s.depth, input_bytes, output_bytes, s.options.in_place);
+    s.input_staging.ensure(s.device, staging_slots, input_staged);
+    s.output_staging.ensure(s.device, staging_slots, output_staged);
 
-    PipelineReport report = detail::make_report(records, s.mode);
-    report.depth = s.depth;
-    report.chunk_elements = per_chunk;
-    report.chunking = how;
-    report.device_bytes = s.depth * (s.device_slot_bytes[0] +
-                                     (s.options.in_place ? 0 : s.device_slot_bytes[1]));
-    report.staged_input = !s.input_end.staging.empty();
-    report.staged_output = !s.output_end.staging.empty();
+    // The run.
+    const bool first_of_layout = model.samples[detail::upload_stage].size() == 0;
+    std::vector<bool> timed = detail::choose_timed_chunks(
+        extents.size(), s.options.timing, plan.learning || first_of_layout, model.runs,
+        s.record_ms, model.timing_credit_ms);
+    detail::RunTiming timing(std::move(timed), s.mode);
+    detail::ChunkScheduler scheduler(s.queues, s.slots, s.input_staging, s.output_staging,
+                                     staging_slots, arrays, timing, compute);
+    scheduler.run(extents);
+
+    // What the run teaches the layout's model.
+    const detail::ResolvedTiming resolved = timing.resolve(extents);
+    for (const auto& duration : resolved.durations)
+        if (duration.known_start && duration.in_order)
+            model.samples[duration.stage].add(static_cast<double>(extents[duration.chunk].count),
+                                              duration.ms);
+    for (std::size_t i = 0; i < extents.size(); ++i)
+        model.samples[detail::host_stage].add(static_cast<double>(extents[i].count),
+                                              scheduler.host_ms()[i]);
+    if (timing.records() > 0)
+        s.record_ms = 0.7 * s.record_ms +
+                      0.3 * timing.record_host_ms() / static_cast<double>(timing.records());
+    ++model.runs;
+
+    facts.device_bytes = s.slots.device_bytes();
+    facts.staged_input = s.input_staging.any();
+    facts.staged_output = s.output_staging.any();
+    facts.chunking = plan.how;
+    facts.predicted_ms = plan.predicted_ms;
+    std::size_t samples = 0;
+    for (const auto& stage : model.samples) samples += stage.size();
+    PipelineReport report =
+        detail::make_report(facts, extents, resolved, model.fit(),
+                            samples - model.samples[detail::host_stage].size());
     report.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                                started)
                          .count();
+    model.timing_credit_ms = std::min(max_timing_credit_ms,
+                                      model.timing_credit_ms + timing_budget * report.host_ms);
     return report;
 }
 

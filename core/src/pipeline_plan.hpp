@@ -1,6 +1,8 @@
-// How a Pipeline cuts its input: even chunks, and the model "auto" uses to pick their number.
-// Internal.
+// How a Pipeline cuts its arrays: chunk extents, the shapes of plans (uniform, or growing at the
+// start and shrinking at the end), and the halo each chunk's inputs carry. Internal.
 #pragma once
+
+#include <dualrt/pipeline_arrays.hpp>
 
 #include <cstddef>
 #include <string>
@@ -8,36 +10,44 @@
 
 namespace dualrt::detail {
 
-// Elements [offset, offset + count) of the whole input.
+// Elements [offset, offset + count) of every array of a run.
 struct ChunkExtent {
     std::size_t offset = 0;
     std::size_t count = 0;
 };
 
-// `count` elements from `first` on, cut into chunks of `per_chunk` (the last may be shorter).
-std::vector<ChunkExtent> even_chunks(std::size_t first, std::size_t count, std::size_t per_chunk);
-
-// The smallest chunk worth its fixed costs (events, launches, DMA set-up), in elements.
-std::size_t min_chunk_elements(std::size_t elem_size);
-
-// Device time of one stage for a chunk of b elements: fixed_ms + per_element_ms * b, fitted to
-// the mean stage times measured at two chunk sizes.
-struct StageModel {
-    double fixed_ms = 0.0;
-    double per_element_ms = 0.0;
-    double at(double elements) const { return fixed_ms + per_element_ms * elements; }
-    static StageModel fit(double small_elements, double small_ms, double large_elements,
-                          double large_ms);
+// A chunk's input range: its own elements plus the halo that exists around them, clipped to the
+// arrays' ends.
+struct InputRange {
+    std::size_t first = 0;        // the first element uploaded
+    std::size_t count = 0;        // elements uploaded: halo_before + own + halo_after
+    std::size_t halo_before = 0;  // of them, in front of the chunk's own elements
+    std::size_t halo_after = 0;   // and after them
 };
+InputRange input_range(const ChunkExtent& chunk, const Halo& halo, std::size_t total);
 
-// The pipelined time of `chunks` chunks over `elements` elements, for stages upload, compute and
-// download. The busiest queue runs once per chunk; the other stages add one chunk's worth at the
-// start and end (fill and drain). With two queues, uploads and downloads share one queue.
-double predicted_ms(const StageModel (&stages)[3], bool two_queues, std::size_t elements,
-                    std::size_t chunks);
+// Consecutive extents of the given sizes from element `first` on.
+std::vector<ChunkExtent> extents_of(const std::vector<std::size_t>& sizes, std::size_t first = 0);
+std::vector<std::size_t> sizes_of(const std::vector<ChunkExtent>& extents);
 
-// The chunk count in [1, max_chunks] with the least predicted time (fewer chunks on a tie).
-std::size_t best_chunk_count(const StageModel (&stages)[3], bool two_queues,
-                             std::size_t elements, std::size_t max_chunks);
+// `count` elements in chunks of `per_chunk` (the last one shorter where needed).
+std::vector<std::size_t> fixed_sizes(std::size_t count, std::size_t per_chunk);
+
+// `count` elements in `chunks` chunks as equal as multiples of `granule` allow (the last one
+// takes what is left over). Fewer chunks when there are not enough granules.
+std::vector<std::size_t> equal_sizes(std::size_t count, std::size_t chunks, std::size_t granule);
+
+// A shaped plan: `head` chunks growing by doubling up to `body` (the first is body / 2^head),
+// then chunks of about `body`, then `tail` chunks shrinking by halving (the last is
+// body / 2^tail). No chunk is smaller than `smallest`; sizes are multiples of `granule` except
+// where the arrays end. Empty when `count` is too short for the head and tail.
+std::vector<std::size_t> shaped_sizes(std::size_t count, std::size_t body, std::size_t head,
+                                      std::size_t tail, std::size_t granule, std::size_t smallest);
+
+// Rounds `elements` down to a multiple of `granule`, but not below one granule.
+std::size_t round_to_granule(std::size_t elements, std::size_t granule);
+
+// "20 chunks: 3 rising from 65536, 15 of 262144, 2 falling to 65536 elements" and the like.
+std::string describe_sizes(const std::vector<std::size_t>& sizes);
 
 }  // namespace dualrt::detail

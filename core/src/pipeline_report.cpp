@@ -4,88 +4,104 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
+#include <cmath>
+#include <limits>
 
 namespace dualrt::detail {
 namespace {
 
-double duration_ms(const StageEvents& stage) { return Event::elapsed_ms(stage.begin, stage.end); }
-
-const StageEvents& stage_of(const ChunkRecord& chunk, int stage) {
-    return stage == 0 ? chunk.upload : stage == 1 ? chunk.compute : chunk.download;
+// "0-2, 19-21, 38" for the chunk indices whose flag is set.
+std::string index_ranges(const std::vector<bool>& flags) {
+    std::string text;
+    for (std::size_t i = 0; i < flags.size();) {
+        if (!flags[i]) {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (j + 1 < flags.size() && flags[j + 1]) ++j;
+        text += (text.empty() ? "" : ", ") + std::to_string(i) +
+                (j > i ? "-" + std::to_string(j) : std::string());
+        i = j + 1;
+    }
+    return text;
 }
 
-const char* const stage_names[3] = {"upload", "compute", "download"};
+std::string describe_timing(const std::vector<bool>& timed, std::size_t estimated_stages,
+                            std::size_t model_samples) {
+    const auto count = static_cast<std::size_t>(std::count(timed.begin(), timed.end(), true));
+    if (count == timed.size() && estimated_stages == 0) return "every stage of every chunk timed";
+    std::string text;
+    if (count == 0)
+        text = "no chunk's stages timed in this run (only its start and end)";
+    else
+        text = "stages timed on " + std::to_string(count) + " of " +
+               std::to_string(timed.size()) + " chunks (" + index_ranges(timed) + ")";
+    if (estimated_stages > 0)
+        text += "; " + std::to_string(estimated_stages) +
+                " stage times estimated from a model of " + std::to_string(model_samples) +
+                " timed stages";
+    return text;
+}
 
 }  // namespace
 
-FittedStages fit_stages(const std::vector<ChunkRecord>& records, std::size_t small,
-                        std::size_t large, std::size_t per_size) {
-    FittedStages fitted;
-    fitted.small = small;
-    fitted.large = large;
-    for (int stage = 0; stage < 3; ++stage) {
-        double mean[2] = {0.0, 0.0};
-        for (std::size_t group = 0; group < 2; ++group) {
-            for (std::size_t i = 1; i < per_size; ++i)
-                mean[group] += duration_ms(stage_of(records[group * per_size + i], stage));
-            mean[group] /= static_cast<double>(per_size - 1);
-        }
-        fitted.stages[stage] = StageModel::fit(static_cast<double>(small), mean[0],
-                                               static_cast<double>(large), mean[1]);
-    }
-    return fitted;
-}
-
-std::string FittedStages::describe() const {
-    std::ostringstream text;
-    text << "measured chunks of " << small << " and " << large << " elements (";
-    for (int stage = 0; stage < 3; ++stage) {
-        char model[96];
-        std::snprintf(model, sizeof model, "%s %.1f us + %.3f ns/element", stage_names[stage],
-                      stages[stage].fixed_ms * 1e3, stages[stage].per_element_ms * 1e6);
-        text << (stage ? ", " : "") << model;
-    }
-    text << ")";
-    return text.str();
-}
-
-PipelineReport make_report(const std::vector<ChunkRecord>& records, PipelineMode mode) {
+PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>& extents,
+                           const ResolvedTiming& timing, const StageModels& models,
+                           std::size_t model_samples) {
     PipelineReport report;
-    report.mode = mode;
-    const bool three = mode == PipelineMode::three_queues;
-    report.queues = three ? 3 : 2;
-    report.chunks = records.size();
-    if (records.empty()) return report;
+    report.mode = facts.mode;
+    report.queues = facts.queues;
+    report.depth = facts.depth;
+    report.device_bytes = facts.device_bytes;
+    report.input_arrays = facts.input_arrays;
+    report.output_arrays = facts.output_arrays;
+    report.staged_input = facts.staged_input;
+    report.staged_output = facts.staged_output;
+    report.chunking = facts.chunking;
+    report.predicted_ms = facts.predicted_ms;
+    report.chunks = extents.size();
+    report.chunk_sizes = sizes_of(extents);
+    if (!report.chunk_sizes.empty())
+        report.chunk_elements =
+            *std::max_element(report.chunk_sizes.begin(), report.chunk_sizes.end());
+    report.timeline = timing.timeline;
+    report.measured_ms = timing.measured_ms;
+    report.timed_chunks = timing.timed_chunks;
 
-    Timeline& timeline = report.timeline;
-    timeline.tracks = three ? std::vector<std::string>{"upload", "compute", "download"}
-                            : std::vector<std::string>{"copy", "compute"};
-    const Event& origin = records.front().upload.begin;
-    double sums[3] = {0.0, 0.0, 0.0};
-    double last_end = 0.0;
-    for (const auto& chunk : records) {
-        for (int stage = 0; stage < 3; ++stage) {
-            const StageEvents& events = stage_of(chunk, stage);
-            TraceSpan span;
-            span.track = three ? static_cast<std::size_t>(stage) : (stage == 1 ? 1u : 0u);
-            span.name = std::string(stage_names[stage]) + " " + std::to_string(chunk.index);
-            span.category = stage_names[stage];
-            span.start_ms = Event::elapsed_ms(origin, events.begin);
-            span.end_ms = Event::elapsed_ms(origin, events.end);
-            sums[stage] += span.end_ms - span.start_ms;
-            last_end = std::max(last_end, span.end_ms);
-            timeline.spans.push_back(std::move(span));
+    // Each stage of each chunk: its timed duration where its start is known, else the model's
+    // estimate (NaN marks "not timed").
+    const double unknown = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> timed_ms[stage_count];
+    for (std::size_t stage = upload_stage; stage < stage_count; ++stage)
+        timed_ms[stage].assign(extents.size(), unknown);
+    std::vector<bool> timed(extents.size(), false);
+    for (const StageDuration& d : timing.durations) {
+        timed[d.chunk] = true;
+        if (d.known_start) timed_ms[d.stage][d.chunk] = d.ms;
+    }
+    double sums[stage_count] = {0, 0, 0, 0};
+    std::size_t estimated = 0;
+    for (std::size_t stage = upload_stage; stage < stage_count; ++stage) {
+        for (std::size_t i = 0; i < extents.size(); ++i) {
+            const double ms = timed_ms[stage][i];
+            if (!std::isnan(ms)) {
+                sums[stage] += ms;
+            } else {
+                sums[stage] += models.stage[stage].at(static_cast<double>(extents[i].count));
+                ++estimated;
+            }
         }
     }
-    report.upload_ms = sums[0];
-    report.compute_ms = sums[1];
-    report.download_ms = sums[2];
-    report.serial_ms = sums[0] + sums[1] + sums[2];
+    report.upload_ms = sums[upload_stage];
+    report.compute_ms = sums[compute_stage];
+    report.download_ms = sums[download_stage];
+    report.serial_ms = report.upload_ms + report.compute_ms + report.download_ms;
     // The busiest queue bounds the run: with one copy queue, uploads and downloads add up.
-    report.bound_ms = three ? std::max({sums[0], sums[1], sums[2]})
-                            : std::max(sums[0] + sums[2], sums[1]);
-    report.measured_ms = last_end;
+    report.bound_ms = facts.mode == PipelineMode::two_queues
+                          ? std::max(report.upload_ms + report.download_ms, report.compute_ms)
+                          : std::max({report.upload_ms, report.compute_ms, report.download_ms});
+    report.timing = describe_timing(timed, estimated, model_samples);
     return report;
 }
 
@@ -94,18 +110,22 @@ PipelineReport make_report(const std::vector<ChunkRecord>& records, PipelineMode
 namespace dualrt {
 
 std::string PipelineReport::summary() const {
-    char text[512];
+    char predicted[64] = "";
+    if (predicted_ms > 0.0)
+        std::snprintf(predicted, sizeof predicted, ", model predicted %.3f ms", predicted_ms);
+    char text[640];
     std::snprintf(text, sizeof text,
-                  "%s, %zu chunks of up to %zu elements, depth %zu (%s on the device)%s%s\n"
+                  "%s on %zu queues, %zu chunks of up to %zu elements, depth %zu (%s on the "
+                  "device), %zu input and %zu output arrays%s%s\n"
                   "stages: upload %.3f ms, compute %.3f ms, download %.3f ms\n"
                   "serial %.3f ms, measured %.3f ms: %.2fx speedup, %.0f%% of the bound "
-                  "(busiest queue %.3f ms)\n",
-                  to_string(mode), chunks, chunk_elements, depth,
-                  detail::format_bytes(device_bytes).c_str(),
+                  "(busiest queue %.3f ms)%s\n",
+                  to_string(mode), queues, chunks, chunk_elements, depth,
+                  detail::format_bytes(device_bytes).c_str(), input_arrays, output_arrays,
                   staged_input ? ", input staged" : "", staged_output ? ", output staged" : "",
                   upload_ms, compute_ms, download_ms, serial_ms, measured_ms, speedup(),
-                  100.0 * efficiency(), bound_ms);
-    return std::string(text) + "chunking: " + chunking + "\n";
+                  100.0 * efficiency(), bound_ms, predicted);
+    return std::string(text) + "chunking: " + chunking + "\ntiming: " + timing + "\n";
 }
 
 }  // namespace dualrt

@@ -1,11 +1,11 @@
-// Turning a pipeline run's events into numbers: the stage model of "auto" and the report.
-// Internal.
+// Turning a pipeline run's timed events and stage model into its report. Internal.
 #pragma once
 
-#include <dualrt/pipeline.hpp>
+#include <dualrt/pipeline_report.hpp>
 
+#include "pipeline_model.hpp"
 #include "pipeline_plan.hpp"
-#include "pipeline_schedule.hpp"
+#include "pipeline_timing.hpp"
 
 #include <cstddef>
 #include <string>
@@ -13,20 +13,19 @@
 
 namespace dualrt::detail {
 
-struct FittedStages {
-    StageModel stages[3];  // upload, compute, download
-    std::size_t small = 0, large = 0;
-    std::string describe() const;
+// What the run used, as the report states it.
+struct RunFacts {
+    PipelineMode mode = PipelineMode::lanes;
+    std::size_t queues = 0, depth = 0, device_bytes = 0, input_arrays = 0, output_arrays = 0;
+    bool staged_input = false, staged_output = false;
+    std::string chunking;
+    double predicted_ms = 0.0;
 };
 
-// Fits each stage's model to the calibration chunks: `per_size` chunks of `small` elements,
-// then `per_size` of `large`. The first chunk of each size is left out (it runs without the
-// other stages beside it, so it is not what the pipeline's steady state sees). Waits for them.
-FittedStages fit_stages(const std::vector<ChunkRecord>& records, std::size_t small,
-                        std::size_t large, std::size_t per_size);
-
-// Stage sums, serial estimate, bound, measured time and the timeline of every chunk in
-// `records` (all complete).
-PipelineReport make_report(const std::vector<ChunkRecord>& records, PipelineMode mode);
+// The report of a run over `extents`. Stage times are the exactly timed durations where there
+// are some, and the model's estimates (`models`, fitted to `model_samples` samples) elsewhere.
+PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>& extents,
+                           const ResolvedTiming& timing, const StageModels& models,
+                           std::size_t model_samples);
 
 }  // namespace dualrt::detail

@@ -2,136 +2,265 @@
 
 #include "parallel_copy.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 namespace dualrt::detail {
+namespace {
 
-ChunkScheduler::ChunkScheduler(PipelineQueues& queues, std::vector<DeviceSlot>& device_slots,
-                               HostEnd& input, HostEnd& output,
-                               const std::function<void(Pipeline::ChunkBytes&)>& compute)
-    : queues_(queues), device_slots_(device_slots), input_(input), output_(output),
-      compute_(compute) {}
+using Clock = std::chrono::steady_clock;
 
-void ChunkScheduler::run(const std::vector<ChunkExtent>& extents,
-                         std::vector<ChunkRecord>& records, bool last) {
-    // References into `records` stay valid below: nothing is added after this.
-    records.reserve(records.size() + extents.size());
-    const std::size_t first = records.size();
-    for (const auto& extent : extents) {
-        ChunkRecord record;
-        record.index = records.size();
-        record.extent = extent;
-        records.push_back(std::move(record));
-    }
-    try {
-        // Each chunk's upload is enqueued one step ahead of the previous chunk's download:
-        // with one copy queue (two-queue mode) this lets upload i+1 run beside compute i
-        // instead of queueing behind download i, which waits for compute i.
-        if (first < records.size()) upload(records[first], records);
-        for (std::size_t i = first; i < records.size(); ++i) {
-            if (i + 1 < records.size()) upload(records[i + 1], records);
-            compute(records[i]);
-            download(records[i], records);
-            retire_completed(records);
+double ms_since(Clock::time_point begun) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - begun).count();
+}
+
+// A lane that nothing waits on is polled once this many bytes have moved on it since it was
+// last polled (and at its first chunk): often enough that an OpenCL queue never holds much
+// unsubmitted work, rarely enough that small chunks do not pay an event each.
+constexpr std::size_t nudge_bytes = std::size_t{2} << 20;
+
+}  // namespace
+
+void PipelineQueues::finish_all() {
+    for (Queue& queue : queues) queue.finish();
+}
+
+void PipelineQueues::drain_quietly() noexcept {
+    for (Queue& queue : queues) {
+        try {
+            queue.finish();
+        } catch (...) {
+            // The error being propagated is the one to report; this one follows from it or
+            // will be seen again by the next call on the queue.
         }
-        if (last && !records.empty()) retire_through(records.size() - 1, records);
+    }
+}
+
+ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
+                               const StagingRings& input_staging,
+                               const StagingRings& output_staging, std::size_t staging_slots,
+                               const RunArrays& arrays, RunTiming& timing,
+                               const ChunkFunction& compute)
+    : queues_(queues), slots_(slots), input_staging_(input_staging),
+      output_staging_(output_staging), staging_slots_(staging_slots), arrays_(arrays),
+      timing_(timing), compute_(compute) {}
+
+void ChunkScheduler::wait_host(const Event& event) {
+    const auto begun = Clock::now();
+    event.wait();
+    excluded_ms_ += ms_since(begun);
+}
+
+void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
+    extents_ = &extents;
+    const std::size_t n = extents.size();
+    // Chunk i looks back at chunk i - depth (its slot) and i - staging_slots (its pinned
+    // buffers), and the next chunk's upload comes before its own download.
+    in_flight_.assign(std::max(slots_.size(), staging_slots_) + 2, InFlight{});
+    host_ms_.assign(n, 0.0);
+    unnudged_bytes_.assign(queues_.queues.size(), 0);
+    unretired_.clear();
+    excluded_ms_ = 0.0;
+    // The host's own time spent on chunk i by `step`: elapsed, less blocking and recording.
+    const auto on_host = [&](std::size_t i, auto&& step) {
+        const double excluded = excluded_ms_ + timing_.record_host_ms();
+        const auto begun = Clock::now();
+        step();
+        host_ms_[i] += ms_since(begun) - (excluded_ms_ + timing_.record_host_ms() - excluded);
+    };
+    try {
+        // Each chunk's upload is enqueued one step ahead of the previous chunk's compute and
+        // download: with one copy queue (two queues) this lets upload i+1 run beside compute i
+        // instead of queueing behind download i, which waits for compute i.
+        if (n > 0) on_host(0, [&] { upload(0); });
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i + 1 < n) on_host(i + 1, [&] { upload(i + 1); });
+            on_host(i, [&] {
+                compute(i);
+                download(i);
+            });
+            // The run's end on every queue that downloads, right after its last download: a
+            // point recorded later, on a queue already idle, would read later than the work.
+            const bool lanes = queues_.mode == PipelineMode::lanes;
+            if (lanes ? i + queues_.queues.size() >= n : i + 1 == n)
+                timing_.mark_end(queues_.download(i));
+            retire_completed();
+        }
+        if (n > 0) retire_through(n - 1);
+        queues_.finish_all();
     } catch (...) {
-        drain();
+        queues_.drain_quietly();
         unretired_.clear();
         throw;
     }
 }
 
-void ChunkScheduler::upload(ChunkRecord& chunk, const std::vector<ChunkRecord>& records) {
-    const std::size_t depth = device_slots_.size();
-    const DeviceSlot& slot = device_slots_[chunk.index % depth];
-    Queue& queue = queues_.upload;
-    // The slot's previous chunk must be downloaded before its buffers are overwritten. One
-    // shared copy queue already runs that download first.
-    if (chunk.index >= depth && !queues_.shared_copy_queue())
-        queue.wait(records[chunk.index - depth].download.end);
+void ChunkScheduler::upload(std::size_t i) {
+    const ChunkExtent& chunk = (*extents_)[i];
+    const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
+    const std::size_t depth = slots_.size();
+    const DeviceSlot& slot = slots_[i % depth];
+    Queue& queue = queues_.upload(i);
+    // The slot's previous chunk must be downloaded before its buffers are overwritten; where
+    // that download is on this queue (a lane, one copy queue) it is ahead already.
+    if (i >= depth && queues_.download(i - depth).impl() != queue.impl())
+        queue.wait(in_flight(i - depth).downloaded);
 
-    const std::size_t bytes = chunk.extent.count * input_.elem_size;
-    const unsigned char* source = input_.data + chunk.extent.offset * input_.elem_size;
-    if (!input_.staging.empty()) {
-        const std::size_t slots = input_.staging.size();
-        const HostSlot& staging = input_.staging[chunk.index % slots];
-        // The staging buffer's previous DMA has to have read it before the host refills it.
-        if (chunk.index >= slots) records[chunk.index - slots].upload.end.wait();
-        ParallelCopier::instance().copy(staging.data, source, bytes);
-        source = staging.data;
-    }
-    chunk.upload.begin = queue.record();
-    queue.impl()->copy_to_device(*slot.input.impl(), slot.input.offset_bytes(), source, bytes,
-                                 Sync::async);
-    chunk.upload.end = queue.record();
-}
-
-void ChunkScheduler::compute(ChunkRecord& chunk) {
-    const DeviceSlot& slot = device_slots_[chunk.index % device_slots_.size()];
-    Queue& queue = queues_.compute;
-    queue.wait(chunk.upload.end);
-    Pipeline::ChunkBytes bytes{
-        &queue,
-        BufferView(slot.input.impl(), slot.input.offset_bytes(),
-                   chunk.extent.count * input_.elem_size),
-        BufferView(slot.output.impl(), slot.output.offset_bytes(),
-                   chunk.extent.count * output_.elem_size),
-        chunk.index, chunk.extent.offset};
-    chunk.compute.begin = queue.record();
-    compute_(bytes);
-    chunk.compute.end = queue.record();
-}
-
-void ChunkScheduler::download(ChunkRecord& chunk, const std::vector<ChunkRecord>& records) {
-    const DeviceSlot& slot = device_slots_[chunk.index % device_slots_.size()];
-    Queue& queue = queues_.download;
-    queue.wait(chunk.compute.end);
-
-    const std::size_t bytes = chunk.extent.count * output_.elem_size;
-    unsigned char* destination = output_.data + chunk.extent.offset * output_.elem_size;
-    const bool staged = !output_.staging.empty();
-    if (staged) {
-        const std::size_t slots = output_.staging.size();
-        // The staging buffer must have been copied out to the host before it lands again.
-        if (chunk.index >= slots) retire_through(chunk.index - slots, records);
-        destination = output_.staging[chunk.index % slots].data;
-    }
-    chunk.download.begin = queue.record();
-    queue.impl()->copy_to_host(destination, *slot.output.impl(), slot.output.offset_bytes(), bytes,
-                               Sync::async);
-    chunk.download.end = queue.record();
-    if (staged) unretired_.push_back(chunk.index);
-}
-
-void ChunkScheduler::retire(const ChunkRecord& chunk) {
-    chunk.download.end.wait();
-    const std::size_t bytes = chunk.extent.count * output_.elem_size;
-    const HostSlot& staging = output_.staging[chunk.index % output_.staging.size()];
-    ParallelCopier::instance().copy(output_.data + chunk.extent.offset * output_.elem_size,
-                                    staging.data, bytes);
-}
-
-void ChunkScheduler::retire_through(std::size_t through, const std::vector<ChunkRecord>& records) {
-    while (!unretired_.empty() && unretired_.front() <= through) {
-        retire(records[unretired_.front()]);
-        unretired_.pop_front();
-    }
-}
-
-void ChunkScheduler::retire_completed(const std::vector<ChunkRecord>& records) {
-    while (!unretired_.empty() && records[unretired_.front()].download.end.is_complete()) {
-        retire(records[unretired_.front()]);
-        unretired_.pop_front();
-    }
-}
-
-void ChunkScheduler::drain() noexcept {
-    for (Queue* queue : {&queues_.upload, &queues_.compute, &queues_.download}) {
-        try {
-            queue->finish();
-        } catch (...) {
-            // The error being propagated is the one to report; this one follows from it or
-            // will be seen again by the next call on the queue.
+    // Pageable inputs go into pinned buffers first, so the DMAs can follow one another.
+    std::vector<const void*>& sources = sources_;
+    sources.resize(arrays_.inputs.size());
+    bool staged = false;
+    for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
+        const HostSide& side = arrays_.inputs[k];
+        const auto* source = static_cast<const unsigned char*>(side.data) +
+                             range.first * side.elem_size;
+        const auto& ring = input_staging_.ring(k);
+        if (!ring.empty()) {
+            // The pinned buffer's previous DMA has to have read it before the host refills it.
+            if (!staged && i >= staging_slots_) wait_host(in_flight(i - staging_slots_).uploaded);
+            unsigned char* pinned = ring[i % staging_slots_].data;
+            ParallelCopier::instance().copy(pinned, source, range.count * side.elem_size);
+            source = pinned;
+            staged = true;
         }
+        sources[k] = source;
+    }
+    timing_.mark(i, before_upload, queue);
+    backend::EventPtr last;
+    for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
+        const BufferView& buffer = slot.inputs[k];
+        last = queue.impl()->copy_to_device(*buffer.impl(), buffer.offset_bytes(), sources[k],
+                                            range.count * arrays_.inputs[k].elem_size,
+                                            Sync::async);
+    }
+    timing_.mark(i, after_upload, queue);
+    // Kept only where something waits for it: a refill of its pinned buffers, or a compute on
+    // another queue that has no timed point to wait for instead. (A kept event costs a marker.)
+    const bool compute_waits = queues_.compute(i).impl() != queue.impl() &&
+                               !timing_.point(i, after_upload).valid();
+    in_flight(i).uploaded = staged || compute_waits ? Event(std::move(last)) : Event();
+}
+
+void ChunkScheduler::compute(std::size_t i) {
+    const ChunkExtent& chunk = (*extents_)[i];
+    const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
+    const DeviceSlot& slot = slots_[i % slots_.size()];
+    Queue& queue = queues_.compute(i);
+    if (queues_.upload(i).impl() != queue.impl()) {
+        const Event& timed = timing_.point(i, after_upload);
+        queue.wait(timed.valid() ? timed : in_flight(i).uploaded);
+    }
+    std::vector<BufferView>& inputs = input_views_;
+    std::vector<BufferView>& outputs = output_views_;
+    inputs.clear();
+    outputs.clear();
+    for (std::size_t k = 0; k < arrays_.inputs.size(); ++k)
+        inputs.emplace_back(slot.inputs[k].impl(), slot.inputs[k].offset_bytes(),
+                            range.count * arrays_.inputs[k].elem_size);
+    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
+        outputs.emplace_back(slot.outputs[k].impl(), slot.outputs[k].offset_bytes(),
+                             chunk.count * arrays_.outputs[k].elem_size);
+    ChunkViews views;
+    views.queue = &queue;
+    views.inputs = inputs.data();
+    views.outputs = outputs.data();
+    views.index = i;
+    views.offset = chunk.offset;
+    views.count = chunk.count;
+    views.halo_before = range.halo_before;
+    views.halo_after = range.halo_after;
+    views.row_width = arrays_.halo.row_width();
+    compute_(views);
+    timing_.mark(i, after_compute, queue);
+    // A download on another queue waits for the compute's end: the timed point where there is
+    // one, else a point recorded for it (the compute function's own events are not ours).
+    if (queues_.download(i).impl() != queue.impl()) {
+        const Event& timed = timing_.point(i, after_compute);
+        in_flight(i).computed = timed.valid() ? timed : queue.record();
+    } else {
+        in_flight(i).computed = Event();
+    }
+}
+
+void ChunkScheduler::download(std::size_t i) {
+    const ChunkExtent& chunk = (*extents_)[i];
+    const DeviceSlot& slot = slots_[i % slots_.size()];
+    Queue& queue = queues_.download(i);
+    if (queues_.compute(i).impl() != queue.impl()) queue.wait(in_flight(i).computed);
+
+    backend::EventPtr last;
+    bool staged = false;
+    std::size_t bytes_moved = 0;
+    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
+        const HostSide& side = arrays_.outputs[k];
+        const std::size_t bytes = chunk.count * side.elem_size;
+        void* destination = static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size;
+        const auto& ring = output_staging_.ring(k);
+        if (!ring.empty()) {
+            // The pinned buffer must have been copied out to the host before it lands again.
+            if (!staged && i >= staging_slots_) retire_through(i - staging_slots_);
+            destination = ring[i % staging_slots_].data;
+            staged = true;
+        }
+        const BufferView& buffer = slot.outputs[k];
+        last = queue.impl()->copy_to_host(destination, *buffer.impl(), buffer.offset_bytes(),
+                                          bytes, Sync::async);
+        bytes_moved += bytes;
+    }
+    for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
+    timing_.mark(i, after_download, queue);
+
+    // Kept only where something waits for it: the copy-out of staged outputs, or the upload
+    // that reuses this slot from another queue.
+    const std::size_t depth = slots_.size();
+    const bool reuse_waits = queues_.upload(i + depth).impl() != queue.impl();
+    Event downloaded = staged || reuse_waits ? Event(last) : Event();
+    if (queues_.mode == PipelineMode::lanes) {
+        const std::size_t lane = i % queues_.queues.size();
+        unnudged_bytes_[lane] += bytes_moved;
+        const bool first_on_lane = i < queues_.queues.size();
+        if (first_on_lane || unnudged_bytes_[lane] >= nudge_bytes) {
+            // Polling never blocks; where the command is only queued, it submits the queue.
+            if (!downloaded.valid()) downloaded = Event(last);
+            (void)downloaded.is_complete();
+            unnudged_bytes_[lane] = 0;
+        }
+    }
+    in_flight(i).downloaded = std::move(downloaded);
+    if (staged) unretired_.push_back(i);
+}
+
+void ChunkScheduler::retire(std::size_t i) {
+    const auto begun = Clock::now();
+    const double excluded = excluded_ms_;
+    wait_host(in_flight(i).downloaded);
+    const ChunkExtent& chunk = (*extents_)[i];
+    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
+        const auto& ring = output_staging_.ring(k);
+        if (ring.empty()) continue;
+        const HostSide& side = arrays_.outputs[k];
+        ParallelCopier::instance().copy(
+            static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size,
+            ring[i % staging_slots_].data, chunk.count * side.elem_size);
+    }
+    // The copy-out is chunk i's host work, wherever in the loop it happens; it is excluded from
+    // the chunk that happens to be running.
+    const double own = ms_since(begun) - (excluded_ms_ - excluded);
+    host_ms_[i] += own;
+    excluded_ms_ += own;
+}
+
+void ChunkScheduler::retire_through(std::size_t through) {
+    while (!unretired_.empty() && unretired_.front() <= through) {
+        retire(unretired_.front());
+        unretired_.pop_front();
+    }
+}
+
+void ChunkScheduler::retire_completed() {
+    while (!unretired_.empty() && in_flight(unretired_.front()).downloaded.is_complete()) {
+        retire(unretired_.front());
+        unretired_.pop_front();
     }
 }
 

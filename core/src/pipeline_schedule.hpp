@@ -1,88 +1,109 @@
-// The enqueue loop of a Pipeline: moves chunks through upload, compute and download with events
-// between the stages, reusing a fixed set of device (and pinned host) buffers. Internal.
+// The enqueue loop of a Pipeline: moves chunks through upload, compute and download on the
+// pipeline's queues, reusing a fixed set of device (and pinned host) buffers. It joins stages
+// with events only where they run on different queues, keeps an enqueue's event only where
+// something waits for it, and blocks the host only to reuse a pinned staging buffer. Internal.
 #pragma once
 
 #include <dualrt/event.hpp>
 #include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
 
-#include "backend/backend.hpp"
 #include "pipeline_plan.hpp"
+#include "pipeline_slots.hpp"
+#include "pipeline_timing.hpp"
 
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <memory>
 #include <vector>
 
 namespace dualrt::detail {
 
-// Device time of one stage of one chunk: timed events around its work on its queue.
-struct StageEvents {
-    Event begin;
-    Event end;
-};
-
-struct ChunkRecord {
-    std::size_t index = 0;
-    ChunkExtent extent;
-    StageEvents upload, compute, download;
-};
-
-// A pipeline's queues. With two queues, `upload` and `download` are the same queue.
+// A pipeline's queues, and which of them runs each stage of chunk i.
 struct PipelineQueues {
-    Queue upload, compute, download;
-    bool shared_copy_queue() const { return upload.impl() == download.impl(); }
+    PipelineMode mode = PipelineMode::lanes;
+    std::vector<Queue> queues;  // lanes: one per lane; two: copy, compute; three: up, compute, down
+
+    Queue& upload(std::size_t i) { return mode == PipelineMode::lanes ? lane(i) : queues[0]; }
+    Queue& compute(std::size_t i) { return mode == PipelineMode::lanes ? lane(i) : queues[1]; }
+    Queue& download(std::size_t i) {
+        if (mode == PipelineMode::lanes) return lane(i);
+        return mode == PipelineMode::three_queues ? queues[2] : queues[0];
+    }
+    void finish_all();             // blocks until every queue is idle
+    void drain_quietly() noexcept;  // the same, swallowing errors (an error is on its way out)
+
+private:
+    Queue& lane(std::size_t i) { return queues[i % queues.size()]; }
 };
 
-// The chunk buffers on the device; output is input for in-place pipelines.
-struct DeviceSlot {
-    BufferView input;
-    BufferView output;
+// A run's host arrays and how they are cut.
+struct RunArrays {
+    std::vector<HostSide> inputs, outputs;
+    Halo halo;
+    std::size_t count = 0;
 };
 
-// Pinned host buffers that pageable host memory passes through, chunk by chunk.
-struct HostSlot {
-    std::shared_ptr<backend::HostBufferImpl> buffer;
-    unsigned char* data = nullptr;
-};
-
-// One host side of a run (input or output), with its staging buffers when it is pageable.
-struct HostEnd {
-    unsigned char* data = nullptr;
-    std::size_t elem_size = 0;
-    std::vector<HostSlot> staging;  // empty: DMA straight from/to `data` (pinned, or no staging)
-};
+using ChunkFunction = std::function<void(const ChunkViews&)>;
 
 class ChunkScheduler {
 public:
-    ChunkScheduler(PipelineQueues& queues, std::vector<DeviceSlot>& device_slots, HostEnd& input,
-                   HostEnd& output, const std::function<void(Pipeline::ChunkBytes&)>& compute);
+    // `input_staging` and `output_staging` hold a ring per array (empty: not staged).
+    ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
+                   const StagingRings& input_staging, const StagingRings& output_staging,
+                   std::size_t staging_slots, const RunArrays& arrays, RunTiming& timing,
+                   const ChunkFunction& compute);
 
-    // Enqueues every chunk of `extents` (numbered from records.size() on) and appends its
-    // record; returns when all of them are enqueued and, with `last` set, when staged outputs
-    // are in host memory too (a later run() finishes the others). Waits for every enqueued
-    // command before rethrowing, when anything throws.
-    void run(const std::vector<ChunkExtent>& extents, std::vector<ChunkRecord>& records,
-             bool last = true);
+    // Enqueues every chunk of `extents`, records the run's end and waits until all of it is
+    // done, staged outputs copied out included. When anything throws, waits for every enqueued
+    // command before rethrowing.
+    void run(const std::vector<ChunkExtent>& extents);
+
+    // The host's own time per chunk (enqueues, the compute function, staging memcpys; not the
+    // time blocked waiting nor recording timed events), in ms.
+    const std::vector<double>& host_ms() const { return host_ms_; }
 
 private:
-    void upload(ChunkRecord& chunk, const std::vector<ChunkRecord>& records);
-    void compute(ChunkRecord& chunk);
-    void download(ChunkRecord& chunk, const std::vector<ChunkRecord>& records);
+    // The events of a chunk in flight that something may still wait for.
+    struct InFlight {
+        Event uploaded;    // its last upload, while a compute or a staging refill waits for it
+        Event computed;    // the end of its compute, while a download on another queue waits
+        Event downloaded;  // its last download, while a slot reuse or a staged copy-out waits
+    };
+    InFlight& in_flight(std::size_t i) { return in_flight_[i % in_flight_.size()]; }
+
+    void upload(std::size_t i);
+    void compute(std::size_t i);
+    // Also polls, now and then, the download of a lane that nothing waits on, so that its
+    // queue has started its work: OpenCL runs a command only once its queue is flushed, and
+    // polling an event flushes it.
+    void download(std::size_t i);
     // Copies landed staged outputs to the host, oldest first: all up to chunk `through`
     // (waiting for them), then any others already complete.
-    void retire_through(std::size_t through, const std::vector<ChunkRecord>& records);
-    void retire_completed(const std::vector<ChunkRecord>& records);
-    void retire(const ChunkRecord& chunk);
-    void drain() noexcept;
+    void retire_through(std::size_t through);
+    void retire_completed();
+    void retire(std::size_t i);
+    // Blocks on `event`; the time does not count as the host's own work.
+    void wait_host(const Event& event);
 
     PipelineQueues& queues_;
-    std::vector<DeviceSlot>& device_slots_;
-    HostEnd& input_;
-    HostEnd& output_;
-    const std::function<void(Pipeline::ChunkBytes&)>& compute_;
-    std::deque<std::size_t> unretired_;  // indices of staged downloads not yet copied out
+    const DeviceSlots& slots_;
+    const StagingRings& input_staging_;
+    const StagingRings& output_staging_;
+    const std::size_t staging_slots_;
+    const RunArrays& arrays_;
+    RunTiming& timing_;
+    const ChunkFunction& compute_;
+
+    const std::vector<ChunkExtent>* extents_ = nullptr;
+    std::vector<InFlight> in_flight_;
+    std::deque<std::size_t> unretired_;     // chunks whose staged downloads are not copied out
+    std::vector<double> host_ms_;
+    std::vector<std::size_t> unnudged_bytes_;  // per lane, moved since its last nudge
+    double excluded_ms_ = 0.0;  // host time blocked or recording since the run began
+    // Scratch space reused from chunk to chunk.
+    std::vector<const void*> sources_;
+    std::vector<BufferView> input_views_, output_views_;
 };
 
 }  // namespace dualrt::detail

@@ -1,8 +1,10 @@
 // overlap: how much copy/compute overlap buys on this machine. A job of three balanced stages
 // (upload, the `busy` kernel calibrated to take as long as the upload, download) runs serial, on
-// two queues and on three, over a sweep of chunk counts and with "auto", through dualrt's
-// Pipeline and through a hand-written native pipeline (plain CUDA / plain OpenCL) in the same
-// run. Writes the timeline of dualrt's auto run as a Chrome trace (JSON) and an SVG picture.
+// two queues, on three and on lanes (a queue per chunk in flight), over a sweep of chunk counts
+// and with "auto", through dualrt's Pipeline and through a hand-written native pipeline (plain
+// CUDA / plain OpenCL) in the same run. The native pipeline has stage queues only: lanes rows
+// stand beside its three-queue time. Writes the timeline of an auto run that times every chunk
+// as a Chrome trace (JSON) and an SVG picture.
 #include "args.hpp"
 #include "csv.hpp"
 #include "native_baseline.hpp"
@@ -16,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -106,12 +109,16 @@ struct LibraryRun {
     dualrt::PipelineReport report;  // of the median run
 };
 
+// `repetitions` timed runs of one Pipeline after an untimed first one (which is also automatic
+// chunking's first run, that teaches its model).
 LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chunking,
-                       int repetitions) {
+                       int repetitions,
+                       dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled) {
     dualrt::PipelineOptions options;
     options.mode = mode;
     options.chunking = chunking;
     options.in_place = true;
+    options.timing = timing;
     dualrt::Pipeline pipeline(job.device, options);
     const auto compute = [&](dualrt::Chunk<float, float>& chunk) {
         chunk.queue.launch(job.busy, {chunk.size()}, {}, chunk.input,
@@ -145,7 +152,8 @@ int main(int argc, char** argv) try {
     args.add_bytes("size", "BYTES", "bytes moved each way (floats)", "256M");
     args.add_text("chunks", "LIST", "chunk counts to sweep", "2,4,8,16,32,64,128");
     args.add_integer("repetitions", "N", "timed runs per point (median)", 5, 1, 1000);
-    args.add_text("trace", "FILE", "Chrome/Perfetto trace of dualrt's auto run", "overlap.json");
+    args.add_text("trace", "FILE", "Chrome/Perfetto trace of dualrt's auto run, every chunk timed",
+                  "overlap.json");
     args.add_text("svg", "FILE", "SVG picture of the same timeline", "overlap.svg");
     if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
     const int repetitions = static_cast<int>(args.integer("repetitions"));
@@ -168,8 +176,8 @@ int main(int argc, char** argv) try {
     std::cout << "overlap on " << dualrt::to_string(info.backend) << " '" << info.name << "' ("
               << info.driver_version << "), " << dualrt::samples::format_bytes(job.n * 4)
               << " each way, pinned host memory, median of " << repetitions << " runs\n";
-    // Steps: the calibration, serial, each mode at each chunk count, auto.
-    dualrt::samples::Progress progress(args.progress_mode(), 2 * counts.size() + 3);
+    // Steps: the calibration, serial, each mode at each chunk count, auto twice.
+    dualrt::samples::Progress progress(args.progress_mode(), 3 * counts.size() + 4);
     progress.step("calibrating the busy kernel against the upload");
     const double upload_ms = time_upload_ms(job, repetitions);
     job.iterations = calibrate(job, upload_ms, repetitions);
@@ -184,10 +192,19 @@ int main(int argc, char** argv) try {
     } catch (const dualrt::Error& e) {
         std::cout << "native baseline unavailable: " << e.what() << "\n";
     }
+    // Measured once per (chunks, queues): lanes rows reuse the three-queue figures.
+    std::map<std::pair<std::size_t, int>, double> native_times;
     const auto native_ms = [&](std::size_t chunks, int queues) {
-        return native ? native->pipeline_ms(job.n, job.iterations, static_cast<int>(chunks),
-                                            queues, repetitions)
-                      : 0.0;
+        if (!native) return 0.0;
+        auto found = native_times.find({chunks, queues});
+        if (found == native_times.end())
+            found = native_times
+                        .emplace(std::make_pair(chunks, queues),
+                                 native->pipeline_ms(job.n, job.iterations,
+                                                     static_cast<int>(chunks), queues,
+                                                     repetitions))
+                        .first;
+        return found->second;
     };
 
     using dualrt::Chunking;
@@ -206,8 +223,10 @@ int main(int argc, char** argv) try {
     const double native_serial = native_ms(1, 1);
     double best_native_speedup = 0.0;
     std::string best_native;
+    // `native_mode` names the native pipeline beside the row (for the best native speedup).
     const auto add = [&](const std::string& mode, const std::string& chunks,
-                         const LibraryRun& run, double native_time) {
+                         const LibraryRun& run, double native_time,
+                         const std::string& native_mode) {
         const double speedup = serial.measured_ms / run.measured_ms;
         const double native_speedup = native_time > 0 ? native_serial / native_time : 0.0;
         table.add({mode, chunks, fixed(run.measured_ms, 3),
@@ -222,25 +241,32 @@ int main(int argc, char** argv) try {
                  run.report.chunking});
         if (native_speedup > best_native_speedup) {
             best_native_speedup = native_speedup;
-            best_native = mode + ", " + chunks + " chunks";
+            best_native = native_mode + ", " + chunks + " chunks";
         }
     };
-    add("serial", "1", serial, native_serial);
-    for (auto mode : {PipelineMode::two_queues, PipelineMode::three_queues}) {
-        const int queues = mode == PipelineMode::two_queues ? 2 : 3;
+    add("serial", "1", serial, native_serial, "serial");
+    for (auto mode : {PipelineMode::two_queues, PipelineMode::three_queues, PipelineMode::lanes}) {
+        const int queues = mode == PipelineMode::two_queues ? 2 : 3;  // lanes: beside three
         for (std::size_t chunks : counts) {
             progress.step(std::string(to_string(mode)) + ", " + std::to_string(chunks) +
                           " chunks");
             add(std::string(to_string(mode)), std::to_string(chunks),
                 run_library(job, mode, Chunking::count(chunks), repetitions),
-                native_ms(chunks, queues));
+                native_ms(chunks, queues),
+                to_string(queues == 2 ? PipelineMode::two_queues : PipelineMode::three_queues));
         }
     }
     progress.step("automatic mode and chunking");
     const auto automatic = run_library(job, PipelineMode::automatic, Chunking::automatic(),
                                        repetitions);
     add(std::string(to_string(automatic.report.mode)) + ", auto",
-        std::to_string(automatic.report.chunks), automatic, 0.0);
+        std::to_string(automatic.report.chunks), automatic, 0.0, "");
+    // The same with every chunk timed: the price of full timing, and a timeline of every chunk.
+    progress.step("automatic, every chunk timed");
+    const auto pictured = run_library(job, PipelineMode::automatic, Chunking::automatic(),
+                                      repetitions, dualrt::PipelineTiming::every_chunk);
+    add(std::string(to_string(pictured.report.mode)) + ", auto, every chunk timed",
+        std::to_string(pictured.report.chunks), pictured, 0.0, "");
     progress.clear();
     table.print(std::cout);
 
@@ -250,8 +276,8 @@ int main(int argc, char** argv) try {
         std::cout << "auto speedup " << fixed(auto_speedup, 2) << "x vs the best native "
                   << fixed(best_native_speedup, 2) << "x (" << best_native
                   << "): ratio " << fixed(auto_speedup / best_native_speedup, 3) << "\n";
-    automatic.report.timeline.write_chrome_json(args.text("trace"));
-    automatic.report.timeline.write_svg(args.text("svg"));
+    pictured.report.timeline.write_chrome_json(args.text("trace"));
+    pictured.report.timeline.write_svg(args.text("svg"));
     std::cout << "timeline: " << args.text("trace") << " (open in https://ui.perfetto.dev), "
               << args.text("svg") << "\n";
     if (csv.enabled()) std::cout << "csv: " << csv.path() << "\n";

@@ -1,6 +1,6 @@
-// Pipeline soak, for a bounded time (DUALRT_STRESS_SECONDS): pipelines with random options (two
-// or three queues or automatic, chunks by count, by elements or automatic, random depth, in place
-// or not), each run a few times over random element counts from pinned HostBuffers, pageable
+// Pipeline soak, for a bounded time (DUALRT_STRESS_SECONDS): pipelines with random options (lanes,
+// two or three queues or automatic, chunks by count, by elements or automatic, random depth, in
+// place or not, sampled or every-chunk timing), each run a few times over random element counts from pinned HostBuffers, pageable
 // vectors or pageable pointers, computing with built-in kernels; every run checked against the
 // CPU, and the chunks checked to tile the input in order. Some runs' compute function throws at
 // a random chunk: the exception must come out of run() as thrown, and the same pipeline must
@@ -17,10 +17,10 @@ struct PlannedFailure {
     std::size_t chunk;
 };
 
-// A calibrating automatic run needs an input of at least 54 chunks of the smallest size (64 Ki
-// floats; core/src/pipeline.cpp): 3.5 Mi floats. Sizes just above that exercise calibration
-// without making the run long on a CPU device.
-constexpr std::size_t calibrated_min = 54 * 65536;
+// Automatic chunking shapes a layout's first run (chunks growing from and shrinking to a 64th of a
+// 1 MiB chunk at least) and plans later runs from the model it fitted; inputs of a few Mi floats
+// exercise both without making the run long on a CPU device.
+constexpr std::size_t calibrated_min = 3 * 1024 * 1024;
 
 // The compute function: output = alpha * input + c (fill, then saxpy) or busy(input) (copy, then
 // busy in place on the output; busy alone when the pipeline runs in place). Counts its calls and
@@ -84,8 +84,9 @@ dualrt::PipelineOptions random_options(std::mt19937& rng) {
     dualrt::PipelineOptions options;
     const dualrt::PipelineMode modes[] = {dualrt::PipelineMode::two_queues,
                                           dualrt::PipelineMode::three_queues,
+                                          dualrt::PipelineMode::lanes,
                                           dualrt::PipelineMode::automatic};
-    options.mode = modes[stress::uniform(rng, 0, 2)];
+    options.mode = modes[stress::uniform(rng, 0, 3)];
     switch (stress::uniform(rng, 0, 2)) {
     case 0: options.chunking = dualrt::Chunking::count(stress::uniform(rng, 1, 40)); break;
     case 1:
@@ -96,12 +97,14 @@ dualrt::PipelineOptions random_options(std::mt19937& rng) {
     const std::size_t depths[] = {0, 2, 3, 4};
     options.depth = depths[stress::uniform(rng, 0, 3)];
     options.in_place = stress::chance(rng, 0.3);
+    if (stress::chance(rng, 0.3)) options.timing = dualrt::PipelineTiming::every_chunk;
     return options;
 }
 
 std::string describe(const dualrt::PipelineOptions& o) {
     return std::string(dualrt::to_string(o.mode)) + ", " + o.chunking.str() + ", depth " +
-           std::to_string(o.depth) + (o.in_place ? ", in place" : "");
+           std::to_string(o.depth) + (o.in_place ? ", in place" : "") + ", timing " +
+           dualrt::to_string(o.timing);
 }
 
 struct Totals {
@@ -145,7 +148,7 @@ std::string run_once(dualrt::Pipeline& pipeline, std::size_t n, Host host, Compu
     ++totals.by_host[static_cast<std::size_t>(host)];
     totals.chunks += report.chunks;
     totals.elements += n;
-    if (test::contains(report.chunking, "measured")) ++totals.calibrated;
+    if (test::contains(report.chunking, "planned by the stage model")) ++totals.calibrated;
     if (!compute.tiling.empty()) return "bad chunks: " + compute.tiling;
     if (compute.calls != report.chunks || compute.next_offset != n)
         return "the compute function ran " + std::to_string(compute.calls) + " times over " +
@@ -223,7 +226,7 @@ TEST_CASE("stress: pipeline soak with random chunking, modes, host memory and fa
     MESSAGE(totals.pipelines << " pipelines, " << totals.runs << " checked runs in "
                              << clock.seconds() << " s (" << totals.by_host[0] << " pinned, "
                              << totals.by_host[1] << " vectors, " << totals.by_host[2]
-                             << " pointers; " << totals.calibrated << " calibrated): "
+                             << " pointers; " << totals.calibrated << " planned by a fitted model): "
                              << totals.chunks << " chunks, " << totals.elements
                              << " elements; " << totals.throws
                              << " planned failures, each followed by a correct run");

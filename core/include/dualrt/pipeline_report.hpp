@@ -1,0 +1,83 @@
+/// @file
+/// PipelineReport: what one Pipeline run did and measured.
+#pragma once
+
+#include <dualrt/trace.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dualrt {
+
+/// How many queues a Pipeline runs its stages on, and which stage goes where.
+enum class PipelineMode {
+    /// lanes (the default).
+    automatic,
+    /// One copy queue (uploads and downloads) beside one compute queue, the scheme of the OpenCL
+    /// guide. Chunks compute one after the other on the compute queue; events order the stages.
+    two_queues,
+    /// Upload, compute and download queues, so both copy directions run at once. Chunks compute
+    /// one after the other on the compute queue; events order the stages.
+    three_queues,
+    /// `depth` queues ("lanes"), each running whole chunks: a chunk's upload, compute and
+    /// download go on one queue in order, and consecutive chunks on the next queue (the streams
+    /// scheme of the CUDA guide). In-order queues keep a chunk's stages in order, so no event
+    /// joins them; the copy engines and compute units still work on different chunks at once.
+    /// Chunks on different lanes may compute at the same time.
+    lanes
+};
+/// The mode in words: "automatic", "two queues", "three queues" or "lanes".
+const char* to_string(PipelineMode mode) noexcept;
+
+/// What a run measured. Device times come from timed events (Queue::record): around every stage
+/// of the chunks that PipelineOptions::timing times, and at the run's start and end. Stage times
+/// of the other chunks are estimated from the stage model fitted to every chunk timed so far by
+/// this Pipeline; `timing` says which is which.
+struct PipelineReport {
+    PipelineMode mode = PipelineMode::automatic;  ///< the mode used (never automatic)
+    std::size_t queues = 0;          ///< queues used
+    std::size_t chunks = 0;          ///< chunks run
+    std::size_t chunk_elements = 0;  ///< the largest chunk's own elements
+    std::vector<std::size_t> chunk_sizes;  ///< every chunk's own elements, in array order
+    std::size_t depth = 0;           ///< chunks in flight (PipelineOptions::depth, resolved)
+    std::size_t device_bytes = 0;    ///< device memory the run's chunk buffers took
+    std::size_t input_arrays = 0;    ///< host arrays per chunk going up
+    std::size_t output_arrays = 0;   ///< host arrays per chunk coming back
+    bool staged_input = false;       ///< some pageable input went through pinned staging
+    bool staged_output = false;      ///< some pageable output went through pinned staging
+    std::string chunking;            ///< how the chunks were chosen, in words
+
+    /// @name Device time of each stage, summed over all chunks
+    /// Measured on the timed chunks, estimated for the others (see `timing`).
+    /// @{
+    double upload_ms = 0.0;    ///< host to device copies
+    double compute_ms = 0.0;   ///< the compute function's work
+    double download_ms = 0.0;  ///< device to host copies
+    /// @}
+    double serial_ms = 0.0;    ///< upload + compute + download: the same work without overlap
+    /// The busiest queue's (copy engine's) total: no schedule of these stages can be faster.
+    double bound_ms = 0.0;
+    double measured_ms = 0.0;  ///< first upload's start to last download's end (measured)
+    double host_ms = 0.0;      ///< wall-clock time of the whole run() call, host clock
+    /// What auto's stage model predicted for measured_ms (0 when the chunks were not chosen by
+    /// the model).
+    double predicted_ms = 0.0;
+
+    std::size_t timed_chunks = 0;  ///< chunks whose every stage was timed
+    /// Which chunks were timed and where the stage times come from, in words.
+    std::string timing;
+
+    /// serial_ms / measured_ms: what the overlap bought (0 before a run).
+    double speedup() const { return measured_ms > 0.0 ? serial_ms / measured_ms : 0.0; }
+    /// bound_ms / measured_ms: how close the run came to the busiest stage's time (0 before a
+    /// run). Near or above 1 where stage times are estimates.
+    double efficiency() const { return measured_ms > 0.0 ? bound_ms / measured_ms : 0.0; }
+
+    /// One track per stage (per queue with two queues), one span per stage of each timed chunk:
+    /// every chunk with PipelineTiming::every_chunk.
+    Timeline timeline;
+    std::string summary() const;  ///< a few readable lines
+};
+
+}  // namespace dualrt

@@ -1,0 +1,125 @@
+#include "pipeline_auto.hpp"
+
+#include "errors.hpp"
+#include "pipeline_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace dualrt::detail {
+namespace {
+
+// The smallest chunk automatic chunking considers, in bytes of the widest array: below about
+// this a chunk's fixed costs (enqueues, DMA set-up) outweigh what it moves on any GPU measured.
+constexpr std::size_t smallest_chunk_bytes = std::size_t{64} << 10;
+// The largest chunk, in bytes of the widest array: keeps device memory (depth x chunk) modest.
+constexpr std::size_t largest_chunk_bytes = std::size_t{256} << 20;
+// A first run's chunks: about a 32nd of the arrays, within 1 to 16 MiB of the widest array (the
+// sizes that keep PCIe busy while fixed costs stay small), growing over three doublings at the
+// start and shrinking over three halvings at the end, so the timed chunks span eight sizes.
+constexpr std::size_t probe_fraction = 32;
+constexpr std::size_t probe_min_bytes = std::size_t{1} << 20;
+constexpr std::size_t probe_max_bytes = std::size_t{16} << 20;
+constexpr std::size_t probe_ramp = 3;
+// The layout's last plan is kept while the model predicts it within this share of what it did.
+constexpr double replan_change = 0.01;
+// Without room for a shaped first plan, the arrays are cut into at most this many chunks.
+constexpr std::size_t small_input_chunks = 8;
+
+std::size_t round_up(std::size_t value, std::size_t granule) {
+    return (value + granule - 1) / granule * granule;
+}
+
+std::string format_ms(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f ms", ms);
+    return text;
+}
+
+PlanDecision fixed_plan(const Chunking& chunking, const PlanRequest& request,
+                        const char* operation) {
+    const std::size_t granule = request.granule;
+    std::size_t per_chunk = 0;
+    if (chunking.kind() == Chunking::Kind::count) {
+        const std::size_t granules = (request.count + granule - 1) / granule;
+        per_chunk = (granules + chunking.value() - 1) / chunking.value() * granule;
+    } else {
+        per_chunk = chunking.value();
+        if (per_chunk % granule != 0)
+            raise_argument(operation, "Chunking::elements(" + std::to_string(per_chunk) +
+                                          ") does not cut whole rows of " +
+                                          std::to_string(granule) +
+                                          " elements (Halo::rows); expected a multiple of " +
+                                          std::to_string(granule));
+    }
+    PlanDecision plan;
+    plan.sizes = fixed_sizes(request.count, per_chunk);
+    return plan;
+}
+
+}  // namespace
+
+PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
+                         LayoutModel& model, const ScheduleShape& shape, const char* operation) {
+    if (chunking.kind() != Chunking::Kind::automatic) {
+        PlanDecision plan = fixed_plan(chunking, request, operation);
+        plan.how = "fixed: " + chunking.str() + ", " + describe_sizes(plan.sizes);
+        return plan;
+    }
+    const std::size_t granule = request.granule;
+    PlanLimits limits;
+    limits.granule = granule;
+    limits.smallest = round_up(std::max(smallest_chunk_bytes / request.widest_elem,
+                                        request.halo_elements),
+                               granule);
+    limits.largest = std::max(limits.smallest,
+                              largest_chunk_bytes / request.widest_elem / granule * granule);
+
+    PlanDecision plan;
+    if (model.can_plan()) {
+        const StageModels fitted = model.fit();
+        CachedPlan& cached = model.plan;
+        if (cached.count == request.count) {
+            const double again = simulate_ms(cached.sizes, fitted, shape);
+            if (std::abs(again - cached.predicted_ms) > replan_change * cached.predicted_ms)
+                cached.count = 0;
+            else
+                cached.predicted_ms = again;
+        }
+        if (cached.count != request.count) {
+            const PlanChoice choice = best_plan(request.count, limits, fitted, shape);
+            cached = CachedPlan{request.count, choice.sizes, choice.predicted_ms,
+                                choice.uniform_ms};
+        }
+        const CachedPlan& choice = cached;
+        plan.sizes = choice.sizes;
+        plan.predicted_ms = choice.predicted_ms;
+        plan.how = "auto: planned by the stage model of " + std::to_string(model.runs) +
+                   (model.runs == 1 ? " run (" : " runs (") + fitted.describe() + "): " +
+                   describe_sizes(plan.sizes) + "; predicted " + format_ms(choice.predicted_ms) +
+                   " (equal chunks at best " + format_ms(choice.uniform_ms) + ")";
+        return plan;
+    }
+    plan.learning = true;
+    const std::size_t body = round_up(
+        std::clamp(request.count / probe_fraction, probe_min_bytes / request.widest_elem,
+                   probe_max_bytes / request.widest_elem),
+        granule);
+    for (std::size_t ramp = probe_ramp; ramp >= 1 && plan.sizes.empty(); --ramp)
+        plan.sizes = shaped_sizes(request.count, body, ramp, ramp, granule, limits.smallest);
+    if (plan.sizes.empty()) {
+        const std::size_t chunks =
+            std::clamp<std::size_t>(request.count / limits.smallest, 1, small_input_chunks);
+        plan.sizes = equal_sizes(request.count, chunks, granule);
+    }
+    plan.how = (model.runs == 0 ? std::string("auto: first run of this layout, ")
+                                : "auto: run " + std::to_string(model.runs + 1) +
+                                      " of this layout, still learning (the timed copies do not "
+                                      "yet grow with the chunk size), ") +
+               describe_sizes(plan.sizes) +
+               "; its timed chunks fit the stage model that plans the next runs";
+    return plan;
+}
+
+}  // namespace dualrt::detail

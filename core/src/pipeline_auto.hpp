@@ -1,0 +1,38 @@
+// Choosing a run's chunks: the fixed cuts of Chunking::count and Chunking::elements, and
+// automatic chunking, which plans from the layout's stage model once it has one and otherwise
+// runs a first plan whose timed chunks teach it. Internal.
+#pragma once
+
+#include <dualrt/pipeline.hpp>
+
+#include "pipeline_model.hpp"
+#include "pipeline_simulate.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dualrt::detail {
+
+// What the chunk sizes depend on besides the chunking.
+struct PlanRequest {
+    std::size_t count = 0;         // elements in every array
+    std::size_t granule = 1;       // chunk boundaries fall on multiples of it (whole rows)
+    std::size_t widest_elem = 1;   // the largest element size of any array, in bytes
+    std::size_t halo_elements = 0; // halo before + after each chunk
+};
+
+struct PlanDecision {
+    std::vector<std::size_t> sizes;
+    std::string how;            // for PipelineReport::chunking
+    double predicted_ms = 0.0;  // the model's prediction (0: not planned by the model)
+    bool learning = false;      // a first plan, run to teach the model
+};
+
+// The chunk sizes of a run. Fixed chunking needs per-chunk counts that are whole rows;
+// `operation` names the call in the errors. Automatic chunking reuses the layout's cached plan
+// while the model predicts it within 1% of what it did, else plans again and caches that.
+PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
+                         LayoutModel& model, const ScheduleShape& shape, const char* operation);
+
+}  // namespace dualrt::detail

@@ -1,0 +1,106 @@
+#include "pipeline_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace dualrt::detail {
+namespace {
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+const char* stage_name(std::size_t stage) {
+    static const char* const names[stage_count] = {"host", "upload", "compute", "download"};
+    return stage < stage_count ? names[stage] : "?";
+}
+
+std::string StageModels::describe() const {
+    std::string text;
+    for (std::size_t s = 0; s < stage_count; ++s) {
+        char part[96];
+        std::snprintf(part, sizeof part, "%s%s %.1f us + %.4f ns/element", s ? ", " : "",
+                      stage_name(s), stage[s].fixed_ms * 1e3, stage[s].per_element_ms * 1e6);
+        text += part;
+    }
+    return text;
+}
+
+void StageSamples::add(double elements, double ms) {
+    if (!(elements >= 1.0) || !std::isfinite(ms) || ms < 0.0) return;
+    auto& samples = by_class_[static_cast<int>(std::floor(std::log2(elements)))];
+    samples.push_back(Sample{elements, ms});
+    if (samples.size() > per_class) samples.pop_front();
+}
+
+std::size_t StageSamples::size() const {
+    std::size_t n = 0;
+    for (const auto& entry : by_class_) n += entry.second.size();
+    return n;
+}
+
+std::size_t StageSamples::size_classes() const { return by_class_.size(); }
+
+StageModel StageSamples::fit() const {
+    // One point per size class, so that a size timed often does not outweigh the others.
+    std::vector<double> xs, ys;
+    for (const auto& entry : by_class_) {
+        std::vector<double> elements, ms;
+        for (const auto& sample : entry.second) {
+            elements.push_back(sample.elements);
+            ms.push_back(sample.ms);
+        }
+        xs.push_back(median(elements));
+        ys.push_back(median(ms));
+    }
+    StageModel model;
+    if (xs.empty()) return model;
+    const double n = static_cast<double>(xs.size());
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        sx += xs[i];
+        sy += ys[i];
+        sxx += xs[i] * xs[i];
+        sxy += xs[i] * ys[i];
+    }
+    const double spread = n * sxx - sx * sx;
+    if (xs.size() >= 2 && spread > 0.0) {
+        model.per_element_ms = (n * sxy - sx * sy) / spread;
+        model.fixed_ms = (sy - model.per_element_ms * sx) / n;
+    } else {
+        model.per_element_ms = sy / sx;  // one size: no way to tell a fixed cost apart
+    }
+    if (model.per_element_ms < 0.0) {  // noise on a stage that does not grow with the chunk
+        model.per_element_ms = 0.0;
+        model.fixed_ms = sy / n;
+    } else if (model.fixed_ms < 0.0) {  // a line through the origin fits best
+        model.fixed_ms = 0.0;
+        model.per_element_ms = sxy / sxx;
+    }
+    return model;
+}
+
+bool LayoutModel::can_plan() const {
+    if (!std::all_of(std::begin(samples), std::end(samples),
+                     [](const StageSamples& s) { return s.size_classes() >= 2; }))
+        return false;
+    // A copy that does not grow with the chunk is noise, not a model: the spans were not those
+    // of engines taking chunks in order (a CPU device), or too few were timed.
+    const StageModels fitted = fit();
+    return fitted.stage[upload_stage].per_element_ms > 0.0 &&
+           fitted.stage[download_stage].per_element_ms > 0.0;
+}
+
+StageModels LayoutModel::fit() const {
+    StageModels models;
+    for (std::size_t s = 0; s < stage_count; ++s) models.stage[s] = samples[s].fit();
+    return models;
+}
+
+}  // namespace dualrt::detail

@@ -1,0 +1,77 @@
+// The stage model automatic chunking plans with: each stage of a chunk (the host's share, the
+// upload, the compute, the download) costs a fixed time plus a time per element, fitted to the
+// chunks a Pipeline has timed, run after run. Internal.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dualrt::detail {
+
+// The stages of a chunk, in the order they happen. `host` is the calling thread's own work for
+// the chunk (enqueues, the compute function, staging memcpys), measured with the host clock.
+enum Stage : std::size_t { host_stage = 0, upload_stage = 1, compute_stage = 2, download_stage = 3 };
+inline constexpr std::size_t stage_count = 4;
+const char* stage_name(std::size_t stage);
+
+// Time of one stage for a chunk of b elements: fixed_ms + per_element_ms * b.
+struct StageModel {
+    double fixed_ms = 0.0;
+    double per_element_ms = 0.0;
+    double at(double elements) const { return fixed_ms + per_element_ms * elements; }
+};
+
+struct StageModels {
+    StageModel stage[stage_count];
+    std::string describe() const;  // "host 12.0 us + 0.001 ns/element, upload ..."
+};
+
+// The samples of one stage: (chunk elements, ms). Kept per size class (a power of two of the
+// element count), the latest few of each, so that a fit always sees every size the pipeline has
+// timed and not just the latest run's, and old runs fade.
+class StageSamples {
+public:
+    void add(double elements, double ms);
+    std::size_t size() const;          // samples held
+    std::size_t size_classes() const;  // distinct size classes among them
+    // The least-squares line through each size class's median, with fixed and per-element
+    // costs kept non-negative. With a single size class, all of the time is per element.
+    StageModel fit() const;
+
+private:
+    struct Sample {
+        double elements;
+        double ms;
+    };
+    static constexpr std::size_t per_class = 8;
+    std::map<int, std::deque<Sample>> by_class_;
+};
+
+// The last plan the model made for a layout, kept while the model still predicts it as it did:
+// planning plays dozens of candidate plans, and every run refines the model a little.
+struct CachedPlan {
+    std::size_t count = 0;  // elements the plan covers (0: none cached)
+    std::vector<std::size_t> sizes;
+    double predicted_ms = 0.0;
+    double uniform_ms = 0.0;
+};
+
+// What a Pipeline has learned about one layout of arrays (element sizes, pinned or staged, halo).
+struct LayoutModel {
+    StageSamples samples[stage_count];
+    std::size_t runs = 0;             // runs of this layout so far
+    double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
+    CachedPlan plan;
+    // Whether the samples can tell fixed from per-element costs for every stage, and the copies
+    // grow with the chunk: automatic chunking plans from the model only then.
+    bool can_plan() const;
+    StageModels fit() const;
+};
+
+// The layouts a Pipeline has run, by a key naming the arrays and the halo.
+using LayoutModels = std::map<std::string, LayoutModel>;
+
+}  // namespace dualrt::detail

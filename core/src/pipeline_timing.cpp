@@ -1,0 +1,159 @@
+#include "pipeline_timing.hpp"
+
+#include "pipeline_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+namespace dualrt::detail {
+namespace {
+
+// Consecutive chunks timed together: the first one's stages may have waited behind untimed work
+// on their engine; the next ones' start where the timed chunk before them ended.
+constexpr std::size_t window_chunks = 3;
+constexpr std::size_t records_per_chunk = 4;
+
+// One item of a track: a stage of a chunk, in the order the track's engine or queue takes them.
+struct TrackItem {
+    std::size_t chunk;
+    std::size_t stage;  // 0 upload, 1 compute, 2 download
+};
+
+// Item `k` of `track`. Every stage has an engine (a copy direction, the compute units) that takes
+// chunks in enqueue order; with two queues, uploads and downloads share the copy queue (track 0),
+// where each chunk's upload comes before the previous chunk's download: up 0, up 1, down 0,
+// up 2, down 1, ..., down n-1.
+TrackItem track_item(std::size_t track, std::size_t k, std::size_t chunks, bool two_queues) {
+    if (!two_queues) return TrackItem{k, track};
+    if (track == 1) return TrackItem{k, 1};
+    if (k == 0) return TrackItem{0, 0};
+    if (k + 1 == 2 * chunks) return TrackItem{chunks - 1, 2};
+    return k % 2 == 1 ? TrackItem{(k + 1) / 2, 0} : TrackItem{k / 2 - 1, 2};
+}
+
+std::size_t track_length(std::size_t track, std::size_t chunks, bool two_queues) {
+    return two_queues && track == 0 ? 2 * chunks : chunks;
+}
+
+void mark_window(std::vector<bool>& timed, std::size_t first) {
+    for (std::size_t i = first; i < std::min(timed.size(), first + window_chunks); ++i)
+        timed[i] = true;
+}
+
+}  // namespace
+
+RunTiming::RunTiming(std::vector<bool> timed, PipelineMode mode)
+    : timed_(std::move(timed)), mode_(mode) {}
+
+void RunTiming::mark(std::size_t chunk, TimedPoint point, Queue& queue) {
+    const bool start = chunk == 0 && point == before_upload;
+    if (!start && !timed(chunk)) return;
+    const auto begun = std::chrono::steady_clock::now();
+    points_[chunk][point] = queue.record();
+    record_host_ms_ += std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - begun)
+                           .count();
+    ++records_;
+}
+
+const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
+    static const Event none;
+    const auto found = points_.find(chunk);
+    return found == points_.end() ? none : found->second[point];
+}
+
+void RunTiming::mark_end(Queue& queue) {
+    const auto begun = std::chrono::steady_clock::now();
+    ends_.push_back(queue.record());
+    record_host_ms_ += std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - begun)
+                           .count();
+    ++records_;
+}
+
+ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const {
+    ResolvedTiming resolved;
+    const bool two = mode_ == PipelineMode::two_queues;
+    Timeline& timeline = resolved.timeline;
+    timeline.tracks = two ? std::vector<std::string>{"copy", "compute"}
+                          : std::vector<std::string>{"upload", "compute", "download"};
+    const Event& origin = point(0, before_upload);
+    if (!origin.valid()) return resolved;
+    const auto at = [&](const Event& e) { return Event::elapsed_ms(origin, e); };
+
+    double last_end = 0.0;
+    for (const Event& end : ends_) last_end = std::max(last_end, at(end));
+
+    static const char* const stage_names[3] = {"upload", "compute", "download"};
+    const std::size_t chunks = extents.size();
+    for (std::size_t track = 0; track < timeline.tracks.size(); ++track) {
+        // The end of the item before on this track, when that item was timed.
+        bool previous_timed = false;
+        double previous_end = 0.0;
+        bool first = true;
+        for (std::size_t k = 0; k < track_length(track, chunks, two); ++k) {
+            const TrackItem item = track_item(track, k, chunks, two);
+            if (!timed(item.chunk)) {
+                previous_timed = false;
+                first = false;
+                continue;
+            }
+            const auto& p = points_.at(item.chunk);
+            const double ready = at(p[item.stage]);
+            const double end = at(p[item.stage + 1]);
+            const double start = previous_timed ? std::max(ready, previous_end) : ready;
+            TraceSpan span;
+            span.track = track;
+            span.name = std::string(stage_names[item.stage]) + " " + std::to_string(item.chunk);
+            span.category = stage_names[item.stage];
+            span.start_ms = start;
+            span.end_ms = std::max(start, end);
+            last_end = std::max(last_end, span.end_ms);
+            StageDuration duration;
+            duration.chunk = item.chunk;
+            duration.stage = item.stage + upload_stage;
+            duration.ms = span.end_ms - span.start_ms;
+            duration.known_start = first || previous_timed;
+            duration.in_order = (!previous_timed || previous_end <= end) && ready <= end;
+            resolved.durations.push_back(duration);
+            timeline.spans.push_back(std::move(span));
+            // The engine is free once everything before has ended (an out-of-order item ended
+            // earlier than the one before it).
+            previous_end = previous_timed ? std::max(previous_end, end) : end;
+            previous_timed = true;
+            first = false;
+        }
+    }
+    resolved.measured_ms = last_end;
+    resolved.timed_chunks = static_cast<std::size_t>(
+        std::count(timed_.begin(), timed_.begin() + static_cast<std::ptrdiff_t>(
+                                                        std::min(timed_.size(), extents.size())),
+                   true));
+    return resolved;
+}
+
+std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
+                                      std::size_t run_number, double record_ms,
+                                      double& credit_ms) {
+    std::vector<bool> timed(chunks, timing == PipelineTiming::every_chunk);
+    if (timing == PipelineTiming::every_chunk || chunks == 0) return timed;
+    // Windows in the middle and at the end, not at the start: there the queues are idle, each
+    // timed event completes as it is recorded, and the host's cost of recording it would count
+    // as the stage's time.
+    const std::size_t middle = chunks / 2 > 1 ? chunks / 2 - 1 : 0;
+    const std::size_t last = chunks > window_chunks ? chunks - window_chunks : 0;
+    if (learning) {
+        // The model needs sizes that differ: the middle's and the shrinking end's.
+        mark_window(timed, middle);
+        mark_window(timed, last);
+        return timed;
+    }
+    const double window_ms = static_cast<double>(window_chunks * records_per_chunk) * record_ms;
+    if (credit_ms < window_ms) return timed;
+    credit_ms -= window_ms;
+    mark_window(timed, run_number % 2 == 0 ? middle : last);
+    return timed;
+}
+
+}  // namespace dualrt::detail

@@ -1,0 +1,85 @@
+// The timed events of a Pipeline run and what they tell: which chunks are timed, the four points
+// recorded around a timed chunk's stages, the run's start and end, and, once the run is over,
+// the timeline, the measured time and each timed stage's duration. Internal.
+#pragma once
+
+#include <dualrt/event.hpp>
+#include <dualrt/pipeline.hpp>
+#include <dualrt/queue.hpp>
+#include <dualrt/trace.hpp>
+
+#include "pipeline_plan.hpp"
+
+#include <array>
+#include <cstddef>
+#include <map>
+#include <vector>
+
+namespace dualrt::detail {
+
+// The points of a timed chunk: before its upload (once its queue may start it), after the
+// upload, after the compute, after the download; each on the queue of the stage it closes.
+enum TimedPoint : std::size_t { before_upload = 0, after_upload = 1, after_compute = 2,
+                                after_download = 3 };
+
+// One timed stage of one chunk, for the stage model and the report. Its span starts where its
+// queue let it begin or where the work before it on its engine ended, whichever is later.
+struct StageDuration {
+    std::size_t chunk = 0;
+    std::size_t stage = 0;  // upload_stage, compute_stage or download_stage (pipeline_model.hpp)
+    double ms = 0.0;
+    // The work before it on its engine was timed too (or there was none), so the span holds
+    // only this stage's own time; otherwise it may include waiting behind untimed work.
+    bool known_start = false;
+    // It also ended after that work: engines that take chunks in order, as the copy engines and
+    // compute units of a GPU do. (A CPU device runs the queues' commands side by side; its spans
+    // then say little about any one stage, and the model leaves them out.)
+    bool in_order = false;
+};
+
+struct ResolvedTiming {
+    Timeline timeline;
+    double measured_ms = 0.0;
+    std::vector<StageDuration> durations;
+    std::size_t timed_chunks = 0;
+};
+
+class RunTiming {
+public:
+    // `timed[i]`: whether chunk i gets all four points. Chunk 0 always gets before_upload: the
+    // run's start.
+    RunTiming(std::vector<bool> timed, PipelineMode mode);
+
+    bool timed(std::size_t chunk) const { return chunk < timed_.size() && timed_[chunk]; }
+    // Records `point` of `chunk` on `queue` when the chunk is timed (or it is the run's start).
+    void mark(std::size_t chunk, TimedPoint point, Queue& queue);
+    // The recorded point (empty when not recorded).
+    const Event& point(std::size_t chunk, TimedPoint point) const;
+    // Records the run's end on `queue`, after the last work enqueued on it.
+    void mark_end(Queue& queue);
+    // Host time spent recording, for the cost estimate of later runs.
+    double record_host_ms() const { return record_host_ms_; }
+    std::size_t records() const { return records_; }
+
+    // After every recorded point has completed: spans of the timed chunks, the run's measured
+    // time and the timed stages' durations. `extents` are the run's chunks.
+    ResolvedTiming resolve(const std::vector<ChunkExtent>& extents) const;
+
+private:
+    std::vector<bool> timed_;
+    PipelineMode mode_;
+    std::map<std::size_t, std::array<Event, 4>> points_;
+    std::vector<Event> ends_;
+    double record_host_ms_ = 0.0;
+    std::size_t records_ = 0;
+};
+
+// Which chunks a run times. every_chunk: all. sampled: windows of consecutive chunks in the
+// middle and at the end while the layout's model cannot plan yet; afterwards one window per run
+// where `credit_ms` covers its estimated cost (`record_ms` per timed event), taking turns between
+// middle and end across runs (`run_number`). Spends from `credit_ms`.
+std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
+                                      std::size_t run_number, double record_ms,
+                                      double& credit_ms);
+
+}  // namespace dualrt::detail

@@ -1,0 +1,235 @@
+// Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
+// stage model's fit, the simulated time of a plan and the plan automatic chunking picks from it.
+#include "pipeline_auto.hpp"
+#include "pipeline_model.hpp"
+#include "pipeline_plan.hpp"
+#include "pipeline_simulate.hpp"
+
+#include <dualrt/error.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace {
+
+using namespace dualrt::detail;
+
+std::size_t sum(const std::vector<std::size_t>& sizes) {
+    return std::accumulate(sizes.begin(), sizes.end(), std::size_t{0});
+}
+
+// A model of balanced stages: each of upload, compute and download costs `fixed_us` plus
+// `ns_per_element`, the host `host_us` per chunk.
+StageModels balanced(double fixed_us, double ns_per_element, double host_us = 1.0) {
+    StageModels models;
+    models.stage[host_stage] = StageModel{host_us * 1e-3, 0.0};
+    for (std::size_t s : {upload_stage, compute_stage, download_stage})
+        models.stage[s] = StageModel{fixed_us * 1e-3, ns_per_element * 1e-6};
+    return models;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline plan: equal and shaped sizes cover the arrays in whole granules") {
+    const auto equal = equal_sizes(1000003, 7, 1);
+    CHECK(equal.size() == 7);
+    CHECK(sum(equal) == 1000003);
+    const auto [low, high] = std::minmax_element(equal.begin(), equal.end());
+    CHECK(*high - *low <= 1);
+
+    const std::size_t granule = 640;
+    const std::size_t count = granule * 10007;
+    const auto rows = equal_sizes(count, 13, granule);
+    CHECK(sum(rows) == count);
+    for (std::size_t size : rows) CHECK(size % granule == 0);
+
+    const auto shaped = shaped_sizes(count, granule * 512, 3, 2, granule, granule * 16);
+    REQUIRE(!shaped.empty());
+    CHECK(sum(shaped) == count);
+    for (std::size_t size : shaped) CHECK(size % granule == 0);
+    CHECK(shaped[0] == granule * 64);  // 512 / 2^3
+    CHECK(shaped[1] == granule * 128);
+    CHECK(shaped[2] == granule * 256);
+    CHECK(shaped[shaped.size() - 2] == granule * 256);
+    CHECK(shaped.back() == granule * 128);  // 512 / 2^2
+    // Too short for the ramps: no plan of that shape.
+    CHECK(shaped_sizes(800, 512, 3, 3, 1, 64).empty());
+    // An odd end goes to the last chunk.
+    const auto odd = shaped_sizes(100003, 10000, 1, 1, 1000, 1000);
+    CHECK(sum(odd) == 100003);
+    CHECK(odd.back() % 1000 == 3);
+
+    CHECK(describe_sizes({64, 128, 256, 256, 256, 128}) ==
+          "6 chunks: 2 rising from 64, 3 of 256, 1 falling to 128 elements");
+    CHECK(describe_sizes({100, 100, 100}) == "3 chunks: 3 of 100 elements");
+    CHECK(fixed_sizes(10, 4) == std::vector<std::size_t>{4, 4, 2});
+}
+
+TEST_CASE("pipeline plan: a chunk's input range has the halo that exists around it") {
+    const dualrt::Halo halo = dualrt::Halo::elements(5, 3);
+    const auto first = input_range(ChunkExtent{0, 100}, halo, 1000);
+    CHECK(first.first == 0);
+    CHECK(first.halo_before == 0);
+    CHECK(first.halo_after == 3);
+    CHECK(first.count == 103);
+    const auto middle = input_range(ChunkExtent{100, 100}, halo, 1000);
+    CHECK(middle.first == 95);
+    CHECK(middle.count == 108);
+    const auto near_end = input_range(ChunkExtent{898, 100}, halo, 1000);
+    CHECK(near_end.halo_after == 2);
+    const auto last = input_range(ChunkExtent{900, 100}, halo, 1000);
+    CHECK(last.halo_before == 5);
+    CHECK(last.halo_after == 0);
+    CHECK(last.first + last.count == 1000);
+}
+
+TEST_CASE("pipeline plan: the stage model's fit finds fixed and per-element costs") {
+    StageSamples samples;
+    for (double b : {1000.0, 4000.0, 16000.0, 64000.0})
+        for (int repeat = 0; repeat < 3; ++repeat) samples.add(b, 0.010 + 2e-6 * b);
+    samples.add(4000.0, 5.0);  // one outlier: the medians ignore it
+    CHECK(samples.size_classes() == 4);
+    const StageModel fit = samples.fit();
+    CHECK(fit.fixed_ms == doctest::Approx(0.010).epsilon(1e-6));
+    CHECK(fit.per_element_ms == doctest::Approx(2e-6).epsilon(1e-6));
+
+    StageSamples one_size;
+    one_size.add(1000.0, 0.5);
+    one_size.add(1000.0, 0.7);
+    const StageModel proportional = one_size.fit();
+    CHECK(proportional.fixed_ms == 0.0);
+    CHECK(proportional.at(2000.0) == doctest::Approx(1.2));
+
+    LayoutModel layout;
+    CHECK(!layout.can_plan());
+    for (auto& stage : layout.samples) {
+        stage.add(1000.0, 0.1);
+        stage.add(8000.0, 0.5);
+    }
+    CHECK(layout.can_plan());
+}
+
+TEST_CASE("pipeline plan: the simulated time of equal balanced chunks is fill, steady state, "
+          "drain") {
+    const StageModels models = balanced(0.0, 1.0, 0.0);  // 1 ns per element per stage
+    ScheduleShape lanes{dualrt::PipelineMode::lanes, 4, 0};
+    // 10 chunks of 1e6 elements: 1 ms per stage; three stages in a row overlap to n + 2 steps.
+    const std::vector<std::size_t> ten(10, 1000000);
+    CHECK(simulate_ms(ten, models, lanes) == doctest::Approx(12.0));
+    ScheduleShape three{dualrt::PipelineMode::three_queues, 3, 0};
+    CHECK(simulate_ms(ten, models, three) == doctest::Approx(12.0));
+    // One copy queue carries uploads and downloads: two steps per chunk.
+    ScheduleShape two{dualrt::PipelineMode::two_queues, 2, 0};
+    CHECK(simulate_ms(ten, models, two) >= 20.0);
+    // Depth 2 cannot keep three stages busy.
+    ScheduleShape shallow{dualrt::PipelineMode::lanes, 2, 0};
+    CHECK(simulate_ms(ten, models, shallow) > 12.5);
+    // A host slower than the device sets the pace.
+    StageModels slow_host = models;
+    slow_host.stage[host_stage] = StageModel{2.0, 0.0};
+    CHECK(simulate_ms(ten, slow_host, lanes) >= 20.0);
+}
+
+TEST_CASE("pipeline plan: the best plan never predicts worse than equal chunks, and shrinks its "
+          "last chunks where the drain costs") {
+    PlanLimits limits;
+    limits.granule = 256;
+    limits.smallest = 16384;
+    limits.largest = 64u << 20;
+    const std::size_t count = std::size_t{64} << 20;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+
+    // Balanced stages: every engine is busy from its first chunk to its last, and smaller first
+    // or last chunks would only leave it idle in between: equal chunks.
+    const PlanChoice cheap = best_plan(count, limits, balanced(2.0, 0.02), shape);
+    CHECK(sum(cheap.sizes) == count);
+    CHECK(cheap.predicted_ms <= cheap.uniform_ms);
+    for (std::size_t size : cheap.sizes) CHECK(size % limits.granule == 0);
+
+    // An upload-bound stream (two arrays up, one down, a trivial kernel): the upload engine is
+    // busy from the start, and smaller last chunks shorten the compute and download left after
+    // it.
+    StageModels stream;
+    stream.stage[host_stage] = StageModel{0.010, 0.0};
+    stream.stage[upload_stage] = StageModel{0.004, 0.145e-6};
+    stream.stage[compute_stage] = StageModel{0.004, 0.003e-6};
+    stream.stage[download_stage] = StageModel{0.003, 0.073e-6};
+    const PlanChoice shaped = best_plan(count, limits, stream, shape);
+    CHECK(sum(shaped.sizes) == count);
+    CHECK(shaped.predicted_ms < shaped.uniform_ms * 0.995);
+    const std::size_t largest = *std::max_element(shaped.sizes.begin(), shaped.sizes.end());
+    CHECK(shaped.sizes.back() < largest);
+    for (std::size_t size : shaped.sizes) CHECK(size % limits.granule == 0);
+
+    // A costly host per chunk: fewer, larger chunks than with a cheap one.
+    const PlanChoice costly = best_plan(count, limits, balanced(2.0, 0.02, 200.0), shape);
+    CHECK(costly.sizes.size() < cheap.sizes.size());
+    CHECK(costly.predicted_ms <= costly.uniform_ms);
+
+    // Tiny arrays: one chunk.
+    const PlanChoice tiny = best_plan(1000, limits, balanced(5.0, 0.02), shape);
+    CHECK(tiny.sizes == std::vector<std::size_t>{1000});
+}
+
+TEST_CASE("pipeline plan: automatic chunking plans from a model that can, and learns otherwise") {
+    const dualrt::Chunking automatic = dualrt::Chunking::automatic();
+    PlanRequest request;
+    request.count = std::size_t{16} << 20;
+    request.granule = 4096;
+    request.widest_elem = 4;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+
+    LayoutModel fresh;
+    const PlanDecision first = choose_plan(automatic, request, fresh, shape, "test");
+    CHECK(first.learning);
+    CHECK(first.predicted_ms == 0.0);
+    CHECK(sum(first.sizes) == request.count);
+    CHECK(first.sizes.front() < first.sizes[first.sizes.size() / 2]);
+    CHECK(first.sizes.back() < first.sizes[first.sizes.size() / 2]);
+    for (std::size_t size : first.sizes) CHECK(size % request.granule == 0);
+    CHECK(first.how.find("first run of this layout") != std::string::npos);
+
+    // Samples of a stream's stages at four sizes: the model plans.
+    LayoutModel learned;
+    learned.runs = 1;
+    for (double b : {32768.0, 65536.0, 131072.0, 262144.0}) {
+        learned.samples[host_stage].add(b, 0.010);
+        learned.samples[upload_stage].add(b, 0.004 + 0.145e-6 * b);
+        learned.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
+        learned.samples[download_stage].add(b, 0.003 + 0.073e-6 * b);
+    }
+    REQUIRE(learned.can_plan());
+    const PlanDecision planned = choose_plan(automatic, request, learned, shape, "test");
+    CHECK(!planned.learning);
+    CHECK(planned.predicted_ms > 0.0);
+    CHECK(sum(planned.sizes) == request.count);
+    for (std::size_t size : planned.sizes) CHECK(size % request.granule == 0);
+    CHECK(planned.how.find("planned by the stage model of 1 run") != std::string::npos);
+    CHECK(learned.plan.count == request.count);
+
+    // The plan is kept while the model predicts it as it did, and made again when not.
+    const PlanDecision again = choose_plan(automatic, request, learned, shape, "test");
+    CHECK(again.sizes == planned.sizes);
+    for (double b : {32768.0, 65536.0, 131072.0, 262144.0})
+        for (int i = 0; i < 8; ++i) learned.samples[compute_stage].add(b, 0.050 + 1e-6 * b);
+    const PlanDecision slower = choose_plan(automatic, request, learned, shape, "test");
+    CHECK(slower.predicted_ms > planned.predicted_ms * 1.01);
+    CHECK(sum(slower.sizes) == request.count);
+
+    // Copies that do not grow with the chunk are noise: no plan from them.
+    LayoutModel noisy = learned;
+    for (double b : {32768.0, 65536.0, 131072.0, 262144.0})
+        for (int i = 0; i < 8; ++i) noisy.samples[upload_stage].add(b, 0.05 - 1e-7 * b);
+    CHECK(!noisy.can_plan());
+    CHECK(choose_plan(automatic, request, noisy, shape, "test").learning);
+
+    // Fixed chunking: whole rows, or an error naming both numbers.
+    const PlanDecision fixed = choose_plan(dualrt::Chunking::count(3), request, fresh, shape, "t");
+    CHECK(fixed.sizes.size() == 3);
+    for (std::size_t size : fixed.sizes) CHECK(size % request.granule == 0);
+    CHECK_THROWS_WITH_AS(choose_plan(dualrt::Chunking::elements(5000), request, fresh, shape, "t"),
+                         doctest::Contains("does not cut whole rows of 4096 elements"),
+                         dualrt::Error);
+}
