@@ -205,15 +205,21 @@ TEST_CASE("stress: 10,000 create/destroy cycles do not grow memory") {
         MESSAGE("AddressSanitizer build: RSS growth not checked (its quarantine holds freed "
                 "memory); LeakSanitizer reports leaks at exit");
     else
-        CHECK(rss_end <= rss_warm + rss_bound);
+        // The staging pool may still grow after the warm-up (below), and its pinned memory counts
+        // in the RSS: only growth beyond it is suspect.
+        CHECK(rss_end <= rss_warm + rss_bound +
+                             (staging_end.pinned_bytes > staging_warm.pinned_bytes
+                                  ? staging_end.pinned_bytes - staging_warm.pinned_bytes
+                                  : 0));
 
-    // The pool pins nothing new for copies it has served before, and holds no more than then.
+    // The pool pins a new buffer rather than wait for one whose DMA is still running, so it may
+    // grow after the warm-up, but never past its limit, and it reuses what it has: most
+    // borrowings are hits.
     CAPTURE(staging_warm.pinned_bytes);
     CAPTURE(staging_end.pinned_bytes);
-    CHECK(staging_end.misses == staging_warm.misses);
-    CHECK(staging_end.pinned_bytes <= staging_warm.pinned_bytes);
-    CHECK(staging_end.buffers <= staging_warm.buffers);
     CHECK(staging_end.pinned_bytes <= staging_end.limit_bytes);
+    CHECK(staging_end.misses - staging_warm.misses <= staging_end.buffers);
+    CHECK(staging_end.hits - staging_warm.hits >= staging_end.misses - staging_warm.misses);
     if (staging_end.limit_bytes > 0)
         CHECK(staging_end.staged_copies >=
               staging_warm.staged_copies + 2 * (cycles - warm_up) / 10);  // two per round trip
