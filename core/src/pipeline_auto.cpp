@@ -26,6 +26,11 @@ constexpr std::size_t probe_ramp = 3;
 constexpr double replan_change = 0.01;
 // Without room for a shaped first plan, the arrays are cut into at most this many chunks.
 constexpr std::size_t small_input_chunks = 8;
+// The smallest chunk a plan from the stage model may use, in bytes of the widest array (arrays
+// too small for 8 such chunks excepted). A model fitted from noisy timings must not talk auto
+// into tiny chunks: on NVIDIA's OpenCL (H200) a fit without fixed host cost once planned 3442
+// chunks of 64-96 KiB for a 256 MiB stencil, 15x slower than 64 chunks (docs/BENCHMARKS.md).
+constexpr std::size_t planned_min_bytes = std::size_t{1} << 20;
 
 std::size_t round_up(std::size_t value, std::size_t granule) {
     return (value + granule - 1) / granule * granule;
@@ -88,7 +93,14 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                 cached.predicted_ms = again;
         }
         if (cached.count != request.count) {
-            const PlanChoice choice = best_plan(request.count, limits, fitted, shape);
+            PlanLimits planned = limits;
+            planned.smallest = std::max(
+                limits.smallest,
+                round_up(std::min(planned_min_bytes / request.widest_elem,
+                                  std::max<std::size_t>(request.count / small_input_chunks, 1)),
+                         granule));
+            planned.largest = std::max(planned.largest, planned.smallest);
+            const PlanChoice choice = best_plan(request.count, planned, fitted, shape);
             cached = CachedPlan{request.count, choice.sizes, choice.predicted_ms,
                                 choice.uniform_ms};
         }
