@@ -61,7 +61,7 @@ void raise_argument(const std::string& operation, const std::string& detail, Err
 
 std::string device_label(const DeviceInfo& info) {
     return "'" + info.name + "' (" + to_string(info.backend) + " device " +
-           std::to_string(info.index) + ")";
+           std::to_string(info.index) + (info.wrapped_context ? ", wrapped context" : "") + ")";
 }
 
 std::string address_text(const void* address) {
