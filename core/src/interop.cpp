@@ -5,9 +5,12 @@
 
 #include "backend/backend.hpp"
 #include "errors.hpp"
+#include "log.hpp"
 #include "registry.hpp"
 
+#include <exception>
 #include <limits>
+#include <memory>
 #include <string>
 
 namespace dualrt {
@@ -55,6 +58,27 @@ std::string device_target(const Device& device) {
     return "device " + detail::device_label(device.info());
 }
 
+// The Queues' share of a borrowed queue. The backend queue outlives the last Queue made around
+// it for as long as anything holds one of its Events, the staging pool included (it keeps the
+// last event of each staged copy until it lends that buffer again). An event still pending then
+// (one that the queue has not recorded yet, see the backends' event.hpp) would be recorded on the
+// application's queue at some later moment, perhaps after the application destroyed it. So when
+// the last Queue goes, its pending event is recorded at once, which native_handle() does; from
+// then on nothing touches the application's queue.
+std::shared_ptr<backend::QueueImpl> sealed_when_unused(std::shared_ptr<backend::QueueImpl> impl) {
+    backend::QueueImpl* queue = impl.get();
+    return std::shared_ptr<backend::QueueImpl>(
+        queue, [keep = std::move(impl)](backend::QueueImpl* unused) noexcept {
+            try {
+                static_cast<void>(unused->native_handle());
+            } catch (const std::exception& e) {
+                detail::log().warn("wrap_queue: recording the last event of a borrowed queue "
+                                   "whose last Queue is gone failed: {}",
+                                   e.what());
+            }
+        });
+}
+
 }  // namespace
 
 const char* to_string(Ownership ownership) noexcept {
@@ -80,7 +104,9 @@ Queue wrap_queue(const Device& device, ForeignHandle queue, Ownership ownership)
     const char* op = "wrap_queue";
     require_device(op, device);
     check_handle(op, queue, device.backend(), queue_kind, device_target(device));
-    return Queue(device.impl()->wrap_queue(queue.value, ownership), device.impl());
+    auto impl = device.impl()->wrap_queue(queue.value, ownership);
+    if (ownership == Ownership::borrow) impl = sealed_when_unused(std::move(impl));
+    return Queue(std::move(impl), device.impl());
 }
 
 BufferView detail::wrap_buffer_bytes(const Device& device, ForeignHandle memory,

@@ -111,7 +111,10 @@ Device wrap_device(ForeignHandle context, ForeignHandle device, Ownership owners
 ///                  CUDA's legacy or per-thread default stream (CU_STREAM_LEGACY,
 ///                  CU_STREAM_PER_THREAD), which no one can own
 /// @param ownership adopt: destroyed (cuStreamDestroy / clReleaseCommandQueue) once this Queue,
-///                  its copies and the Events it returned are gone; borrow: never
+///                  its copies and the Events it returned are gone; borrow: never, and the
+///                  handle must outlive this Queue and its copies (not its Events: when the last
+///                  Queue goes, dualrt records what it still owes the queue, and its Events then
+///                  stand on their own)
 /// @throws Error Errc::invalid_argument for an empty Device, a handle of the other backend, a null
 ///         handle, a queue of another context or device, or an out-of-order OpenCL queue;
 ///         Errc::unavailable when the backend cannot wrap queues.
