@@ -38,13 +38,16 @@ TEST_CASE("interop (CUDA): a pointer inside an allocation is borrowed but not ad
     const NativeHandle context = device.native_context();
     test::Random rnd;
     INFO("seed " << rnd.seed);
-    Owned memory(*api, Kind::buffer, context, api->create_buffer(context, 4096));
+    // 2 MiB: no driver rounds that allocation up, so a float more is past its end.
+    constexpr std::size_t bytes = std::size_t{2} << 20;
+    Owned memory(*api, Kind::buffer, context, api->create_buffer(context, bytes));
     const NativeHandle inside = memory.get() + 256;
     CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "needs its start",
                        dualrt::wrap_buffer<float>(device, dualrt::cuda_handle(inside), 16,
                                                   Ownership::adopt));
     CHECK_DUALRT_ERROR(dualrt::Errc::out_of_range, "reach past",
-                       dualrt::wrap_buffer<float>(device, dualrt::cuda_handle(inside), 961,
+                       dualrt::wrap_buffer<float>(device, dualrt::cuda_handle(inside),
+                                                  (bytes - 256) / sizeof(float) + 1,
                                                   Ownership::borrow));
     const auto value = rnd.bits<std::uint32_t>();
     {
