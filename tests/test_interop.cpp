@@ -31,16 +31,19 @@ test::native::Api* native_api() {
 
 std::size_t float_bytes(std::size_t n) { return n * sizeof(float); }
 
+// What every case starts from. A case returns at once when `api` is null (a skip, reported).
+struct NativeCase {
+    test::native::Api* api = native_api();
+    const dualrt::Device& device = test::device();
+    const test::native::NativeHandle context = device.native_context();
+    test::Random rnd;
+};
 
 }  // namespace
 
-TEST_CASE("interop: a borrowed queue and buffers run copies, fills, launches and events in "
-          "order with native work, and stay the application's") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: a borrowed queue and buffers run copies, fills, launches "
+                  "and events in order with native work, and stay the application's") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    const auto context = device.native_context();
-    test::Random rnd;
     INFO("seed " << rnd.seed);
     // Over 1 MiB, so that the copies from std::vector go through the staging pool.
     const std::size_t n = rnd.size(300'000, 400'000);
@@ -102,12 +105,9 @@ TEST_CASE("interop: a borrowed queue and buffers run copies, fills, launches and
         CHECK(settles_to(*api, Kind::queue, queue.get(), queue_references));
 }
 
-TEST_CASE("interop: adopted handles are released with the last dualrt object made around them") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: adopted handles are released with the last dualrt object "
+                  "made around them") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    const auto context = device.native_context();
-    test::Random rnd;
     INFO("seed " << rnd.seed);
     const std::size_t n = rnd.size(1, 4096);
 
@@ -162,13 +162,9 @@ TEST_CASE("interop: adopted handles are released with the last dualrt object mad
     CHECK(api->allocated(context, buffer.give_away()) == std::optional<bool>(false));
 }
 
-TEST_CASE("interop: dualrt queues wait for native events, which time native work where the "
-          "driver timed it") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: dualrt queues wait for native events, which time native "
+                  "work where the driver timed it") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    const auto context = device.native_context();
-    test::Random rnd;
     INFO("seed " << rnd.seed);
     const std::size_t n = rnd.size(1000, 200'000);
     const auto data = rnd.float_bits(n);
@@ -203,13 +199,9 @@ TEST_CASE("interop: dualrt queues wait for native events, which time native work
                        dualrt::Event::elapsed_ms(start, no_time));
 }
 
-TEST_CASE("interop: a borrowed queue without profiling orders work; timing its events says why "
-          "it cannot") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: a borrowed queue without profiling orders work; timing "
+                  "its events says why it cannot") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    const auto context = device.native_context();
-    test::Random rnd;
     INFO("seed " << rnd.seed);
     Owned queue(*api, Kind::queue, context, api->create_queue(context, false));
     auto q = dualrt::wrap_queue(device, api->tag(queue.get()), Ownership::borrow);
@@ -227,22 +219,19 @@ TEST_CASE("interop: a borrowed queue without profiling orders work; timing its e
     }
 }
 
-TEST_CASE("interop: a wrapped context runs kernels, staging and a Pipeline whose compute runs "
-          "on a borrowed queue") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: a wrapped context runs kernels and a Pipeline whose "
+                  "compute runs on a borrowed queue") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    test::Random rnd;
     INFO("seed " << rnd.seed);
     const auto device_handle = api->tag(device.native_handle());
-    Owned context(*api, Kind::context, 0, api->create_context(device));
-    const auto context_references = api->references(Kind::context, context.get());
+    Owned created(*api, Kind::context, 0, api->create_context(device));
+    const auto created_references = api->references(Kind::context, created.get());
     {
-        auto wrapped = dualrt::wrap_device(api->tag(context.get()), device_handle,
+        auto wrapped = dualrt::wrap_device(api->tag(created.get()), device_handle,
                                            Ownership::borrow);
         CHECK(wrapped.info().wrapped_context);
         CHECK(wrapped.name() == device.name());
-        CHECK(wrapped.native_context() == context.get());
+        CHECK(wrapped.native_context() == created.get());
         CHECK(wrapped != device);
         auto q = wrapped.create_queue();
         // Under 1 MiB, so not staged: a device's staging pool lives until the process ends and
@@ -252,8 +241,8 @@ TEST_CASE("interop: a wrapped context runs kernels, staging and a Pipeline whose
         CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "wrapped context",
                            q.copy(device.alloc<float>(4), four));
 
-        Owned native_queue(*api, Kind::queue, context.get(),
-                           api->create_queue(context.get(), true));
+        Owned native_queue(*api, Kind::queue, created.get(),
+                           api->create_queue(created.get(), true));
         auto borrowed = dualrt::wrap_queue(wrapped, api->tag(native_queue.get()),
                                            Ownership::borrow);
         const std::size_t n = rnd.size(50'000, 300'000);
@@ -279,41 +268,37 @@ TEST_CASE("interop: a wrapped context runs kernels, staging and a Pipeline whose
             if (!test::saxpy_element_ok(output[i], a, input[i], input[i])) ++wrong;
         CHECK(wrong == 0);
     }
-    CHECK(settles_to(*api, Kind::context, context.get(), context_references));
+    CHECK(settles_to(*api, Kind::context, created.get(), created_references));
     // The borrowed context still works once dualrt is done with it.
-    Owned still(*api, Kind::buffer, context.get(), api->create_buffer(context.get(), 64));
+    Owned still(*api, Kind::buffer, created.get(), api->create_buffer(created.get(), 64));
     CHECK(still.get() != 0);
 }
 
-TEST_CASE("interop: an adopted context is released with the last object made on it") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: an adopted context is released with the last object made "
+                  "on it") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    test::Random rnd;
     INFO("seed " << rnd.seed);
-    Owned context(*api, Kind::context, 0, api->create_context(device));
-    const bool counted = api->retain(Kind::context, context.get());
+    Owned created(*api, Kind::context, 0, api->create_context(device));
+    const bool counted = api->retain(Kind::context, created.get());
     dualrt::Queue survivor;
     {
-        auto adopted = dualrt::wrap_device(api->tag(context.get()),
+        auto adopted = dualrt::wrap_device(api->tag(created.get()),
                                            api->tag(device.native_handle()), Ownership::adopt);
         survivor = adopted.create_queue();
     }
     CHECK(test::run_saxpy(survivor, rnd.size(1, 10'000), rnd.engine) == "");  // still alive
     survivor = {};
     if (counted) {
-        CHECK(settles_to(*api, Kind::context, context.get(), 1u));
+        CHECK(settles_to(*api, Kind::context, created.get(), 1u));
         return;
     }
-    context.give_away();  // CUDA: destroyed by dualrt (cuCtxDestroy), which cannot be asked after
+    created.give_away();  // CUDA: destroyed by dualrt (cuCtxDestroy), which cannot be asked after
 }
 
-TEST_CASE("interop: handles of another context, sizes past the allocation, null handles and "
-          "handles of the other backend are refused, and nothing is taken over") {
-    test::native::Api* api = native_api();
+TEST_CASE_FIXTURE(NativeCase, "interop: handles of another context, sizes past the allocation, "
+                  "null handles and handles of the other backend are refused, and nothing is "
+                  "taken over") {
     if (api == nullptr) return;
-    const dualrt::Device& device = test::device();
-    const auto context = device.native_context();
     using dualrt::Errc;
 
     Owned other_context(*api, Kind::context, 0, api->create_context(device));

@@ -38,16 +38,20 @@ struct Guarded {
     }
 };
 
+// The vendor SGEMM of the suite's device, or nullptr after a "SKIPPED: reason" message.
+std::unique_ptr<vendor_blas::VendorSgemm> vendor_or_skip() {
+    std::string why_not;
+    auto vendor = vendor_blas::load_vendor_sgemm(test::device(), why_not);
+    if (!vendor) MESSAGE("SKIPPED: no vendor BLAS for this device: " << why_not);
+    return vendor;
+}
+
 }  // namespace
 
 TEST_CASE("vendor BLAS: SGEMM on dualrt buffers and queues agrees with the CPU and the ladder") {
     const dualrt::Device& device = test::device();
-    std::string why_not;
-    const auto vendor = vendor_blas::load_vendor_sgemm(device, why_not);
-    if (!vendor) {
-        MESSAGE("SKIPPED: no vendor BLAS for this device: " << why_not);
-        return;
-    }
+    const auto vendor = vendor_or_skip();
+    if (!vendor) return;
     MESSAGE("vendor: " << vendor->describe());
     test::Random rnd;
     INFO("seed " << rnd.seed);
@@ -98,12 +102,8 @@ TEST_CASE("vendor BLAS: SGEMM on dualrt buffers and queues agrees with the CPU a
 
 TEST_CASE("vendor BLAS: operands of the wrong size are refused before the library sees them") {
     const dualrt::Device& device = test::device();
-    std::string why_not;
-    const auto vendor = vendor_blas::load_vendor_sgemm(device, why_not);
-    if (!vendor) {
-        MESSAGE("SKIPPED: no vendor BLAS for this device: " << why_not);
-        return;
-    }
+    const auto vendor = vendor_or_skip();
+    if (!vendor) return;
     auto queue = device.create_queue();
     auto a = device.alloc<float>(6), b = device.alloc<float>(6), c = device.alloc<float>(4);
     CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "C holds 4 floats, not 9",

@@ -77,19 +77,14 @@ double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
     float ms = 0.0f;
     const CUresult status = cuEventElapsedTime(&ms, from.cu_event(), cu_event());
     // The driver's answer for an event without timing, which only a wrapped one can be here.
-    if (status == CUDA_ERROR_INVALID_HANDLE && (wrapped() || from.wrapped())) {
-        ErrorInfo info;
-        info.errc = Errc::invalid_argument;
-        info.backend = "cuda";
-        info.call = "cuEventElapsedTime(&ms, start, end)";
-        info.code = static_cast<std::int64_t>(status);
-        info.code_name = error_name(status);
-        info.context = "timing from " + from.describe() + " to " + describe();
-        info.detail = "a wrapped CUevent carries no timestamp: it was created with "
-                      "CU_EVENT_DISABLE_TIMING (cudaEventDisableTiming) or never recorded; "
-                      "time between events created with timing, or from Queue::record()";
-        detail::raise(std::move(info));
-    }
+    if (status == CUDA_ERROR_INVALID_HANDLE && (wrapped() || from.wrapped()))
+        detail::raise_finding(Errc::invalid_argument, "cuda", "cuEventElapsedTime(&ms, start, end)",
+                              static_cast<std::int64_t>(status), error_name(status),
+                              "timing from " + from.describe() + " to " + describe(),
+                              "a wrapped CUevent carries no timestamp: it was created with "
+                              "CU_EVENT_DISABLE_TIMING (cudaEventDisableTiming) or never "
+                              "recorded; time between events created with timing, or from "
+                              "Queue::record()");
     CU_CHECK(status, "timing from " + from.describe() + " to " + describe());
     return static_cast<double>(ms);
 }

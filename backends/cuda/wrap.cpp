@@ -33,17 +33,9 @@ std::string handle_text(NativeHandle handle) {
 // answer was the wrong one).
 [[noreturn]] void raise_wrong_handle(const char* call, CUresult code, std::string context,
                                      std::string detail, Errc errc = Errc::invalid_argument) {
-    ErrorInfo info;
-    info.errc = errc;
-    info.backend = "cuda";
-    info.call = call;
-    if (code != CUDA_SUCCESS) {
-        info.code = static_cast<std::int64_t>(code);
-        info.code_name = error_name(code);
-    }
-    info.context = std::move(context);
-    info.detail = std::move(detail);
-    detail::raise(std::move(info));
+    const bool failed = code != CUDA_SUCCESS;
+    detail::raise_finding(errc, "cuda", call, failed ? static_cast<std::int64_t>(code) : 0,
+                          failed ? error_name(code) : "", std::move(context), std::move(detail));
 }
 
 std::string wrap_context_advice() {

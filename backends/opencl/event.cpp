@@ -122,14 +122,10 @@ double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
     for (const EventImpl* event : {static_cast<const EventImpl*>(&from),
                                    static_cast<const EventImpl*>(this)}) {
         if (event->has_timestamps()) continue;
-        ErrorInfo info;
-        info.errc = Errc::invalid_argument;
-        info.backend = "opencl";
-        info.call = "Event::elapsed_ms";
-        info.context = "timing from " + from.describe() + " to " + describe();
-        info.detail = "the " + std::string(event == &from ? "start" : "end") +
-                      " event carries no timestamp: " + event->why_no_timestamps();
-        detail::raise(std::move(info));
+        detail::raise_finding(Errc::invalid_argument, "opencl", "Event::elapsed_ms", 0, "",
+                              "timing from " + from.describe() + " to " + describe(),
+                              "the " + std::string(event == &from ? "start" : "end") +
+                                  " event carries no timestamp: " + event->why_no_timestamps());
     }
     from.wait();
     wait();

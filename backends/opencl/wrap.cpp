@@ -34,17 +34,9 @@ std::string handle_text(const void* handle) { return detail::address_text(handle
 // that told, its code where it failed (CL_SUCCESS when it answered something else than needed).
 [[noreturn]] void raise_wrong_handle(const char* call, cl_int code, std::string context,
                                      std::string detail, Errc errc = Errc::invalid_argument) {
-    ErrorInfo info;
-    info.errc = errc;
-    info.backend = "opencl";
-    info.call = call;
-    if (code != CL_SUCCESS) {
-        info.code = code;
-        info.code_name = error_name(code);
-    }
-    info.context = std::move(context);
-    info.detail = std::move(detail);
-    detail::raise(std::move(info));
+    const bool failed = code != CL_SUCCESS;
+    detail::raise_finding(errc, "opencl", call, code, failed ? error_name(code) : "",
+                          std::move(context), std::move(detail));
 }
 
 // Runs `query` (CL_CHECKed calls on the application's handle). A failure there means that the
