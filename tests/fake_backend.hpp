@@ -19,34 +19,76 @@ using namespace dualrt::backend;
 
 class Device;
 
+// An object of the fake "driver" that the interop hooks wrap: its address is the native handle.
+// `references` counts the application's reference (1) as OpenCL's reference count does: an
+// adopted wrapper drops it when it goes, a borrowed one never touches it.
+struct NativeObject {
+    const DeviceImpl* owner = nullptr;  // the device whose "context" made it
+    int references = 1;
+    std::vector<unsigned char> bytes;  // memory objects only
+    dualrt::NativeHandle handle() { return reinterpret_cast<dualrt::NativeHandle>(this); }
+};
+
+// What a wrapped fake object holds of its native object: nothing for dualrt's own objects.
+class NativeHold {
+public:
+    NativeHold() = default;
+    NativeHold(NativeObject* object, dualrt::Ownership ownership)
+        : object_(object), adopted_(ownership == dualrt::Ownership::adopt) {}
+    ~NativeHold() {
+        if (object_ != nullptr && adopted_) --object_->references;
+    }
+    NativeHold(const NativeHold&) = delete;
+    NativeHold& operator=(const NativeHold&) = delete;
+    NativeObject* object() const { return object_; }
+
+private:
+    NativeObject* object_ = nullptr;
+    bool adopted_ = false;
+};
+
 class Event final : public EventImpl {
 public:
     explicit Event(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+    Event(std::shared_ptr<const Device> device, NativeObject* native, dualrt::Ownership ownership)
+        : device_(std::move(device)), native_(native, ownership) {}
     const DeviceImpl& device() const override;
     void wait() override {}
     bool is_complete() override { return true; }
     bool timed() const override { return true; }
     double elapsed_ms_since(EventImpl&) override { return 0.0; }
-    dualrt::NativeHandle native_handle() const override { return 0; }
+    dualrt::NativeHandle native_handle() const override {
+        return native_.object() ? native_.object()->handle() : 0;
+    }
 
 private:
     std::shared_ptr<const Device> device_;
+    NativeHold native_;
 };
 
 class Buffer final : public BufferImpl {
 public:
     Buffer(std::shared_ptr<const Device> device, std::size_t bytes)
-        : device_(std::move(device)), bytes_(bytes) {}
+        : device_(std::move(device)), bytes_(bytes), size_(bytes) {}
+    // The first `bytes` of a native memory object.
+    Buffer(std::shared_ptr<const Device> device, NativeObject* native, std::size_t bytes,
+           dualrt::Ownership ownership)
+        : device_(std::move(device)), size_(bytes), native_(native, ownership) {}
     const DeviceImpl& device() const override;
-    std::size_t bytes() const override { return bytes_.size(); }
+    std::size_t bytes() const override { return size_; }
     dualrt::NativeHandle native_handle() const override {
-        return reinterpret_cast<dualrt::NativeHandle>(bytes_.data());
+        return native_.object() ? native_.object()->handle()
+                                : reinterpret_cast<dualrt::NativeHandle>(bytes_.data());
     }
-    unsigned char* data() { return bytes_.data(); }
+    unsigned char* data() {
+        return native_.object() ? native_.object()->bytes.data() : bytes_.data();
+    }
 
 private:
     std::shared_ptr<const Device> device_;
     std::vector<unsigned char> bytes_;
+    std::size_t size_;
+    NativeHold native_;
 };
 
 // Mapped memory over a fake Buffer: host and device share it, as on a CPU device. Keeps the turn
@@ -91,6 +133,8 @@ private:
 class Queue final : public QueueImpl {
 public:
     explicit Queue(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+    Queue(std::shared_ptr<const Device> device, NativeObject* native, dualrt::Ownership ownership)
+        : device_(std::move(device)), native_(native, ownership) {}
     const DeviceImpl& device() const override;
     EventPtr copy_to_device(BufferImpl& dst, std::size_t offset, const void* src,
                             std::size_t bytes, dualrt::Sync) override {
@@ -126,7 +170,9 @@ public:
     EventPtr record() override { return done(); }
     void wait_for(EventImpl&) override {}
     void finish() override {}
-    dualrt::NativeHandle native_handle() const override { return 0; }
+    dualrt::NativeHandle native_handle() const override {
+        return native_.object() ? native_.object()->handle() : 0;
+    }
 
     LaunchGeometry last_geometry;
     std::vector<KernelArg> last_args;
@@ -135,6 +181,7 @@ private:
     static Buffer& ours(BufferImpl& buffer) { return static_cast<Buffer&>(buffer); }
     EventPtr done() { return std::make_shared<Event>(device_); }
     std::shared_ptr<const Device> device_;
+    NativeHold native_;
 };
 
 // A kernel `saxpy(uint n, float a, float* x, float* y)`, like the built-in one.
@@ -219,10 +266,50 @@ public:
     dualrt::NativeHandle native_handle() const override { return 0; }
     dualrt::NativeHandle native_context() const override { return 0; }
 
+    // Interop: wraps NativeObjects made for this device, as a driver would check its handles.
+    // With `interop` false the hooks are the interface's defaults (Errc::unavailable).
+    std::shared_ptr<QueueImpl> wrap_queue(dualrt::NativeHandle queue,
+                                          dualrt::Ownership ownership) override {
+        if (!interop) return DeviceImpl::wrap_queue(queue, ownership);
+        return std::make_shared<Queue>(shared_from_this(), native(queue), ownership);
+    }
+    std::shared_ptr<BufferImpl> wrap_buffer(dualrt::NativeHandle memory, std::size_t bytes,
+                                            dualrt::Ownership ownership) override {
+        if (!interop) return DeviceImpl::wrap_buffer(memory, bytes, ownership);
+        NativeObject* object = native(memory);
+        if (bytes > object->bytes.size())
+            refuse("the memory object is smaller", dualrt::Errc::out_of_range);
+        return std::make_shared<Buffer>(shared_from_this(), object, bytes, ownership);
+    }
+    EventPtr wrap_event(dualrt::NativeHandle event, dualrt::Ownership ownership) override {
+        if (!interop) return DeviceImpl::wrap_event(event, ownership);
+        return std::make_shared<Event>(shared_from_this(), native(event), ownership);
+    }
+
     std::optional<std::size_t> pinnable_bytes;
     std::size_t pinned_buffers = 0;  // buffers create_host_buffer handed out
+    bool interop = true;             // whether the wrap hooks are implemented
+    int wrap_calls = 0;              // calls that reached a wrap hook
 
 private:
+    // The object behind `handle`, refused (as a driver refuses a handle of another context) when
+    // it was made for another device.
+    NativeObject* native(dualrt::NativeHandle handle) {
+        ++wrap_calls;
+        auto* object = reinterpret_cast<NativeObject*>(handle);
+        if (object->owner != this) refuse("the object belongs to another fake device");
+        return object;
+    }
+    [[noreturn]] static void refuse(const std::string& detail,
+                                    dualrt::Errc errc = dualrt::Errc::invalid_argument) {
+        dualrt::ErrorInfo error;
+        error.errc = errc;
+        error.backend = "fake";
+        error.call = "wrap";
+        error.detail = detail;
+        throw dualrt::Error(std::move(error));
+    }
+
     dualrt::DeviceInfo info_;
 };
 

@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libclblast-dev: CLBlast, the OpenCL BLAS that samples/vendor_blas and tests/test_vendor_blas.cpp
+# load at run time (libclblast.so.1) on dualrt's buffers; libdualrt never links it.
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers libspdlog-dev doctest-dev
           nlohmann-json3-dev libtinyxml2-dev libxxhash-dev doxygen pkgconf
-          pocl-opencl-icd clinfo)
+          pocl-opencl-icd clinfo libclblast-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

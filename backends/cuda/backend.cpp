@@ -77,9 +77,10 @@ int driver_version() {
 
 }  // namespace
 
-BackendImpl::BackendImpl(std::string version,
+BackendImpl::BackendImpl(std::string version, int driver_version,
                          std::vector<std::shared_ptr<backend::DeviceImpl>> devices)
-    : version_(std::move(version)), devices_(std::move(devices)) {}
+    : version_(std::move(version)), driver_version_(driver_version),
+      devices_(std::move(devices)) {}
 
 std::unique_ptr<BackendImpl> BackendImpl::create() {
     initialise();
@@ -101,7 +102,7 @@ std::unique_ptr<BackendImpl> BackendImpl::create() {
     const std::string version = "CUDA driver " + version_text(driver) + ", built with CUDA " +
                                 "Toolkit " + version_text(CUDA_VERSION) + ", " +
                                 std::to_string(count) + (count == 1 ? " device" : " devices");
-    return std::unique_ptr<BackendImpl>(new BackendImpl(version, std::move(devices)));
+    return std::unique_ptr<BackendImpl>(new BackendImpl(version, driver, std::move(devices)));
 }
 
 }  // namespace dualrt::cuda

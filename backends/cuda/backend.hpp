@@ -24,11 +24,16 @@ public:
     const std::vector<std::shared_ptr<backend::DeviceImpl>>& devices() override {
         return devices_;
     }
+    // A device in the application's CUcontext of one of devices()' CUdevices (wrap.cpp).
+    std::shared_ptr<backend::DeviceImpl> wrap_device(NativeHandle context, NativeHandle device,
+                                                     Ownership ownership) override;
 
 private:
-    BackendImpl(std::string version, std::vector<std::shared_ptr<backend::DeviceImpl>> devices);
+    BackendImpl(std::string version, int driver_version,
+                std::vector<std::shared_ptr<backend::DeviceImpl>> devices);
 
     std::string version_;
+    int driver_version_;  // cuDriverGetVersion, for the info of wrapped devices
     std::vector<std::shared_ptr<backend::DeviceImpl>> devices_;
 };
 

@@ -55,7 +55,13 @@ BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, Ma
     }
 }
 
+BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, CUdeviceptr address, std::size_t bytes,
+                       Ownership ownership, Wrapped)
+    : device_(std::move(device)), bytes_(bytes), address_(address),
+      owned_(ownership == Ownership::adopt) {}
+
 BufferImpl::~BufferImpl() {
+    if (!owned_) return;  // borrowed: the application frees it
     ScopedContext current(device_->context(), ScopedContext::no_throw);
     if (host_ != nullptr) {
         CU_CHECK_NOTHROW(cuMemFreeHost(host_), "freeing a mapped host buffer of " +

@@ -30,14 +30,22 @@ public:
     static constexpr MappedHost mapped_host{};
     BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, MappedHost);
 
-    // cuMemFree / cuMemFreeHost, which wait for work still using the memory. Never throws.
+    // The application's device memory at `address` (checked by the caller, wrap.cpp): freed with
+    // cuMemFree by the destructor when adopted, never when borrowed.
+    struct Wrapped {};
+    static constexpr Wrapped wrapped{};
+    BufferImpl(std::shared_ptr<DeviceImpl> device, CUdeviceptr address, std::size_t bytes,
+               Ownership ownership, Wrapped);
+
+    // cuMemFree / cuMemFreeHost, which wait for work still using the memory; nothing for
+    // borrowed memory. Never throws.
     ~BufferImpl() override;
     BufferImpl(const BufferImpl&) = delete;
     BufferImpl& operator=(const BufferImpl&) = delete;
 
     const backend::DeviceImpl& device() const override;
     std::size_t bytes() const override { return bytes_; }
-    NativeHandle native_handle() const override;  // CUdeviceptr, owned by this object
+    NativeHandle native_handle() const override;  // CUdeviceptr, owned unless borrowed
 
     // The address every command uses. Throws Errc::invalid_argument while the host holds mapped
     // memory, so that a command never uses memory that is the host's turn (the rule OpenCL
@@ -62,6 +70,7 @@ private:
     std::size_t bytes_;
     CUdeviceptr address_ = 0;
     void* host_ = nullptr;  // set for mapped host memory, which is freed with cuMemFreeHost
+    bool owned_ = true;     // false for borrowed memory (wrap_buffer): never freed here
     std::atomic<bool> host_claim_{false};
 };
 

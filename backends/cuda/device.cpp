@@ -115,6 +115,16 @@ DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version) : device_
                                 get(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "the PCI device"));
 }
 
+DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version, WrappedContext wrapped)
+    : DeviceImpl(device, index, driver_version) {
+    info_.wrapped_context = true;
+    if (wrapped.ownership == Ownership::borrow)
+        context_origin_ = ContextOrigin::borrowed;
+    else
+        context_origin_ = wrapped.primary ? ContextOrigin::adopted_primary : ContextOrigin::adopted;
+    context_.store(wrapped.context, std::memory_order_release);
+}
+
 DeviceImpl::~DeviceImpl() {
     CUcontext context = context_.load();
     if (context == nullptr) return;
@@ -123,9 +133,18 @@ DeviceImpl::~DeviceImpl() {
         ScopedContext current(context, ScopedContext::no_throw);
         programs_.clear();
     }
-    CU_CHECK_NOTHROW(cuDevicePrimaryCtxRelease(device_),
-                     "releasing the primary context of CUDA device " +
-                         std::to_string(info_.index));
+    switch (context_origin_) {
+    case ContextOrigin::primary:
+    case ContextOrigin::adopted_primary:
+        CU_CHECK_NOTHROW(cuDevicePrimaryCtxRelease(device_),
+                         "releasing the primary context of " + describe());
+        break;
+    case ContextOrigin::adopted:
+        CU_CHECK_NOTHROW(cuCtxDestroy(context), "destroying the adopted context of " + describe());
+        break;
+    case ContextOrigin::borrowed:
+        break;  // the application's: never released here
+    }
 }
 
 CUcontext DeviceImpl::context() const {
@@ -142,7 +161,8 @@ CUcontext DeviceImpl::context() const {
 }
 
 std::string DeviceImpl::describe() const {
-    return "CUDA device " + std::to_string(info_.index) + " '" + info_.name + "'";
+    return "CUDA device " + std::to_string(info_.index) + " '" + info_.name + "'" +
+           (info_.wrapped_context ? " (wrapped context)" : "");
 }
 
 std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes) {

@@ -4,6 +4,7 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
+#include "errors.hpp"
 #include "queue.hpp"
 
 #include <utility>
@@ -16,22 +17,31 @@ EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue)
 EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, CUevent timed_event)
     : queue_(std::move(queue)), event_(timed_event), recorded_(true), timed_(true) {}
 
+EventImpl::EventImpl(std::shared_ptr<DeviceImpl> device, CUevent event, Ownership ownership)
+    : wrapped_device_(std::move(device)), owns_event_(ownership == Ownership::adopt),
+      event_(event), recorded_(true), timed_(true) {}
+
 EventImpl::~EventImpl() {
     if (!recorded()) return;  // never recorded: owns no CUevent
     if (!timed_) {
         queue_->recycle(event_);
         return;
     }
-    const DeviceImpl& device = *queue_->cuda_device();
+    if (!owns_event_) return;  // borrowed: the application destroys it
+    const DeviceImpl& device = owner();
     ScopedContext current(device.context(), ScopedContext::no_throw);
     CU_CHECK_NOTHROW(cuEventDestroy(event_), "destroying an event of " + device.describe());
 }
 
-const backend::DeviceImpl& EventImpl::device() const { return queue_->device(); }
+const DeviceImpl& EventImpl::owner() const {
+    return wrapped() ? *wrapped_device_ : *queue_->cuda_device();
+}
+
+const backend::DeviceImpl& EventImpl::device() const { return owner(); }
 
 std::string EventImpl::describe() const {
-    return std::string(timed_ ? "a timed" : "an") + " event of " +
-           queue_->cuda_device()->describe();
+    const char* kind = wrapped() ? "a wrapped" : timed_ ? "a timed" : "an";
+    return std::string(kind) + " event of " + owner().describe();
 }
 
 void EventImpl::set_recorded(CUevent event) const noexcept {
@@ -46,13 +56,13 @@ CUevent EventImpl::cu_event() const {
 
 void EventImpl::wait() {
     const CUevent event = cu_event();
-    ScopedContext current(queue_->cuda_device()->context());
+    ScopedContext current(owner().context());
     CU_CHECK(cuEventSynchronize(event), "waiting for " + describe());
 }
 
 bool EventImpl::is_complete() {
     const CUevent event = cu_event();
-    ScopedContext current(queue_->cuda_device()->context());
+    ScopedContext current(owner().context());
     const CUresult status = cuEventQuery(event);
     if (status == CUDA_ERROR_NOT_READY) return false;
     CU_CHECK(status, "polling " + describe());
@@ -63,10 +73,19 @@ double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
     // Same device, hence same backend; both timed (so recorded at creation) and complete:
     // checked by the core.
     auto& from = static_cast<EventImpl&>(start);
-    ScopedContext current(queue_->cuda_device()->context());
+    ScopedContext current(owner().context());
     float ms = 0.0f;
-    CU_CHECK(cuEventElapsedTime(&ms, from.cu_event(), cu_event()),
-             "timing from " + from.describe() + " to " + describe());
+    const CUresult status = cuEventElapsedTime(&ms, from.cu_event(), cu_event());
+    // The driver's answer for an event without timing, which only a wrapped one can be here.
+    if (status == CUDA_ERROR_INVALID_HANDLE && (wrapped() || from.wrapped()))
+        detail::raise_finding(Errc::invalid_argument, "cuda", "cuEventElapsedTime(&ms, start, end)",
+                              static_cast<std::int64_t>(status), error_name(status),
+                              "timing from " + from.describe() + " to " + describe(),
+                              "a wrapped CUevent carries no timestamp: it was created with "
+                              "CU_EVENT_DISABLE_TIMING (cudaEventDisableTiming) or never "
+                              "recorded; time between events created with timing, or from "
+                              "Queue::record()");
+    CU_CHECK(status, "timing from " + from.describe() + " to " + describe());
     return static_cast<double>(ms);
 }
 

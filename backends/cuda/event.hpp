@@ -13,6 +13,7 @@
 
 namespace dualrt::cuda {
 
+class DeviceImpl;
 class QueueImpl;
 
 // The point after one enqueued command, or (timed) the point where QueueImpl::record() was called.
@@ -27,7 +28,12 @@ class QueueImpl;
 //
 // A timed event (QueueImpl::record()) owns a CUevent created with timing and recorded at once.
 //
-// Every event holds its QueueImpl (hence the stream, the pool and the device), so it can be
+// A wrapped event (wrap_event, wrap.cpp) is the application's CUevent, always recorded as far as
+// this object knows; it holds its device instead of a queue, and is destroyed with this object
+// when adopted, never when borrowed. It offers itself for timing (timed()); whether the driver
+// timed it shows only when elapsed_ms_since asks.
+//
+// Every other event holds its QueueImpl (hence the stream, the pool and the device), so it can be
 // recorded, waited on and released after the public Queue is gone. Thread-safe.
 class EventImpl final : public backend::EventImpl {
 public:
@@ -35,7 +41,9 @@ public:
     explicit EventImpl(std::shared_ptr<QueueImpl> queue);
     // A timed event owning `event`, which the caller records. Destroyed with this object.
     EventImpl(std::shared_ptr<QueueImpl> queue, CUevent timed_event);
-    // Gives a pooled CUevent back to the queue, destroys a timed one. Never throws.
+    // The application's `event` (checked by the caller, wrap.cpp) for `device`'s queues.
+    EventImpl(std::shared_ptr<DeviceImpl> device, CUevent event, Ownership ownership);
+    // Gives a pooled CUevent back to the queue, destroys a timed or adopted one. Never throws.
     ~EventImpl() override;
     EventImpl(const EventImpl&) = delete;
     EventImpl& operator=(const EventImpl&) = delete;
@@ -46,9 +54,10 @@ public:
     void wait() override;
     bool is_complete() override;  // cuEventQuery: never blocks (records a pending event first)
     bool timed() const override { return timed_; }
-    // cuEventElapsedTime: resolution about half a microsecond.
+    // cuEventElapsedTime: resolution about half a microsecond. A wrapped event that the driver
+    // did not time (CU_EVENT_DISABLE_TIMING, or never recorded) is Errc::invalid_argument.
     double elapsed_ms_since(backend::EventImpl& start) override;
-    NativeHandle native_handle() const override;  // CUevent, owned by this object
+    NativeHandle native_handle() const override;  // CUevent, owned unless borrowed
 
     // --- for QueueImpl ---
 
@@ -64,8 +73,13 @@ public:
 
 private:
     std::string describe() const;
+    // The device whose context the event's calls run in: the queue's, or a wrapped event's own.
+    const DeviceImpl& owner() const;
+    bool wrapped() const noexcept { return queue_ == nullptr; }
 
-    std::shared_ptr<QueueImpl> queue_;
+    std::shared_ptr<QueueImpl> queue_;          // null for a wrapped event
+    std::shared_ptr<DeviceImpl> wrapped_device_;  // a wrapped event's device; else null
+    bool owns_event_ = true;  // false for a borrowed event: never destroyed here
     std::uint64_t sequence_ = 0;
     // Written once, under the queue's mutex, before recorded_ is set (release); read without a
     // lock once recorded_ reads true (acquire). Mutable: recording a pending event on demand

@@ -32,9 +32,13 @@ QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device) : device_(std::move(dev
              "creating a stream on " + device_->describe());
 }
 
+QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, CUstream stream, Ownership ownership)
+    : device_(std::move(device)), stream_(stream), owns_stream_(ownership == Ownership::adopt) {}
+
 QueueImpl::~QueueImpl() {
     ScopedContext current(device_->context(), ScopedContext::no_throw);
     pool_.release_all();
+    if (!owns_stream_) return;  // borrowed: the application destroys it
     CU_CHECK_NOTHROW(cuStreamDestroy(stream_), "destroying a stream of " + device_->describe());
 }
 

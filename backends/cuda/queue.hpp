@@ -35,9 +35,13 @@ class QueueImpl final : public backend::QueueImpl,
 public:
     // Creates the stream (and retains the device's primary context on first use).
     explicit QueueImpl(std::shared_ptr<DeviceImpl> device);
+    // The application's `stream` of the device's context (checked by the caller, wrap.cpp):
+    // destroyed with this object when adopted, never when borrowed. Its flags stay as they are
+    // (a blocking stream keeps synchronising with the legacy default stream).
+    QueueImpl(std::shared_ptr<DeviceImpl> device, CUstream stream, Ownership ownership);
     // Runs when the public Queue and every event of this queue are gone: destroys the pooled
-    // events and the stream (cuStreamDestroy returns at once; work still in the stream
-    // completes). Never throws.
+    // events and the stream unless borrowed (cuStreamDestroy returns at once; work still in the
+    // stream completes). Never throws.
     ~QueueImpl() override;
     QueueImpl(const QueueImpl&) = delete;
     QueueImpl& operator=(const QueueImpl&) = delete;
@@ -64,8 +68,9 @@ public:
     // cuStreamSynchronize: blocks. Records the last enqueue's pending event first, so that the
     // event reads complete afterwards.
     void finish() override;
-    // CUstream, owned by this object. Records the pending event of the last enqueue first, so
-    // that work the caller adds to the stream natively does not delay that event.
+    // CUstream, owned by this object unless borrowed. Records the pending event of the last
+    // enqueue first, so that work the caller adds to the stream natively does not delay that
+    // event.
     NativeHandle native_handle() const override;
 
     // --- for EventImpl ---
@@ -94,6 +99,7 @@ private:
 
     std::shared_ptr<DeviceImpl> device_;
     CUstream stream_ = nullptr;
+    bool owns_stream_ = true;  // false for a borrowed stream (wrap_queue): never destroyed here
 
     std::mutex mutex_;  // guards everything below and the pending events' recording
     std::weak_ptr<EventImpl> last_;  // the event of the last enqueue

@@ -25,6 +25,9 @@ public:
     const std::vector<std::shared_ptr<backend::DeviceImpl>>& devices() override {
         return devices_;
     }
+    // A device in the application's cl_context, with one of devices()' cl_device_ids (wrap.cpp).
+    std::shared_ptr<backend::DeviceImpl> wrap_device(NativeHandle context, NativeHandle device,
+                                                     Ownership ownership) override;
 
 private:
     BackendImpl(std::vector<std::string> platforms,

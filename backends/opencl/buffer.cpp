@@ -48,6 +48,10 @@ BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, Ma
         allocation_context(*device_, "mapped host buffer", bytes));
 }
 
+BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, cl::Buffer buffer, std::size_t bytes,
+                       Wrapped)
+    : device_(std::move(device)), bytes_(bytes), buffer_(std::move(buffer)) {}
+
 const backend::DeviceImpl& BufferImpl::device() const { return *device_; }
 
 NativeHandle BufferImpl::native_handle() const {

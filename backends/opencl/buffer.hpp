@@ -31,6 +31,13 @@ public:
     static constexpr MappedHost mapped_host{};
     BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, MappedHost);
 
+    // The application's `buffer`, of which the first `bytes` are used (checked by the caller,
+    // wrap.cpp). `buffer` carries the reference this object releases: dualrt's own for borrowed
+    // memory, the application's for adopted memory.
+    struct Wrapped {};
+    static constexpr Wrapped wrapped{};
+    BufferImpl(std::shared_ptr<DeviceImpl> device, cl::Buffer buffer, std::size_t bytes, Wrapped);
+
     const backend::DeviceImpl& device() const override;
     std::size_t bytes() const override { return bytes_; }
     NativeHandle native_handle() const override;  // cl_mem, owned by this object

@@ -133,15 +133,27 @@ DeviceImpl::DeviceImpl(cl::Device device, std::string platform_name, int index)
     // CL_DEVICE_GPU_OVERLAP_NV only says that there is at least one (an H200 has three).
 }
 
+DeviceImpl::DeviceImpl(cl::Device device, std::string platform_name, int index,
+                       cl::Context context)
+    : DeviceImpl(std::move(device), std::move(platform_name), index) {
+    info_.wrapped_context = true;
+    runtime_ = make_runtime(std::move(context));
+}
+
+DeviceImpl::Runtime DeviceImpl::make_runtime(cl::Context context) const {
+    Runtime created;
+    created.context = std::move(context);
+    created.internal_queue =
+        CL_CHECK(cl::CommandQueue(created.context, device_, cl::QueueProperties::None),
+                 "creating the internal queue of " + describe());
+    return created;
+}
+
 const DeviceImpl::Runtime& DeviceImpl::runtime() const {
     std::lock_guard<std::mutex> lock(runtime_mutex_);
     if (!runtime_) {
-        const std::string context = "creating the context of " + describe();
-        Runtime created;
-        created.context = CL_CHECK(cl::Context(device_), context);
-        created.internal_queue =
-            CL_CHECK(cl::CommandQueue(created.context, device_, cl::QueueProperties::None), context);
-        runtime_ = std::move(created);
+        runtime_ = make_runtime(
+            CL_CHECK(cl::Context(device_), "creating the context of " + describe()));
         detail::log().debug("OpenCL: created the context of {}", describe());
     }
     return *runtime_;
@@ -152,7 +164,8 @@ const cl::Context& DeviceImpl::context() const { return runtime().context; }
 const cl::CommandQueue& DeviceImpl::internal_queue() const { return runtime().internal_queue; }
 
 std::string DeviceImpl::describe() const {
-    return "OpenCL device " + std::to_string(info_.index) + " '" + info_.name + "'";
+    return "OpenCL device " + std::to_string(info_.index) + " '" + info_.name + "'" +
+           (info_.wrapped_context ? " (wrapped context)" : "");
 }
 
 void DeviceImpl::check_allocation_size(std::size_t bytes, const char* what) const {

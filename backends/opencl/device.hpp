@@ -16,8 +16,10 @@
 namespace dualrt::opencl {
 
 // Owns the device's cl::Context (one per device) and a small internal queue for mapping pinned
-// host buffers. Every child (buffer, host buffer, queue, event, kernel) holds a
-// std::shared_ptr<DeviceImpl>, so the context outlives them all. Always create it with
+// host buffers. A device made by wrap_device (wrap.cpp) works in the application's context
+// instead, holding a reference of its own (borrowed) or the application's (adopted). Every child
+// (buffer, host buffer, queue, event, kernel) holds a std::shared_ptr<DeviceImpl>, so the context
+// outlives them all. Always create it with
 // std::make_shared (children are handed shared_from_this()). Thread-safe.
 class DeviceImpl final : public backend::DeviceImpl,
                          public std::enable_shared_from_this<DeviceImpl> {
@@ -25,6 +27,10 @@ public:
     // Reads the device's properties (blocking queries, no context yet). `index` is the device's
     // position in the backend's list. Throws dualrt::Error when a required query fails.
     DeviceImpl(cl::Device device, std::string platform_name, int index);
+    // A device in the application's `context`, which holds `device` (checked by the caller,
+    // wrap.cpp). `context` carries the reference this object releases: dualrt's own for a
+    // borrowed context, the application's for an adopted one. Creates the internal queue on it.
+    DeviceImpl(cl::Device device, std::string platform_name, int index, cl::Context context);
 
     const DeviceInfo& info() const override { return info_; }
     std::shared_ptr<backend::BufferImpl> create_buffer(std::size_t bytes) override;
@@ -38,6 +44,12 @@ public:
                                          const std::string& text) override;
     NativeHandle native_handle() const override;   // cl_device_id, owned by this object
     NativeHandle native_context() const override;  // cl_context, owned by this object
+    // Interop (wrap.cpp): queues, buffers and events of context().
+    std::shared_ptr<backend::QueueImpl> wrap_queue(NativeHandle queue,
+                                                   Ownership ownership) override;
+    std::shared_ptr<backend::BufferImpl> wrap_buffer(NativeHandle memory, std::size_t bytes,
+                                                     Ownership ownership) override;
+    backend::EventPtr wrap_event(NativeHandle event, Ownership ownership) override;
 
     // --- for the backend's own objects ---
 
@@ -48,7 +60,8 @@ public:
     // An in-order queue private to the device, for mapping/unmapping host buffers.
     const cl::CommandQueue& internal_queue() const;
 
-    // "OpenCL device 0 'NAME'", for error contexts.
+    // "OpenCL device 0 'NAME'" (with " (wrapped context)" for wrap_device's), for error
+    // contexts.
     std::string describe() const;
     // Throws Errc::out_of_memory naming the limit when one allocation of `bytes` exceeds
     // CL_DEVICE_MAX_MEM_ALLOC_SIZE. `what` names the allocation ("device buffer").
@@ -62,6 +75,8 @@ private:
         cl::CommandQueue internal_queue;
     };
     const Runtime& runtime() const;
+    // The context and the internal queue on `context`. Throws when the queue cannot be made.
+    Runtime make_runtime(cl::Context context) const;
 
     cl::Device device_;
     DeviceInfo info_;

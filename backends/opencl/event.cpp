@@ -19,10 +19,33 @@ EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, cl::Event event, bool tim
     : queue_(std::move(queue)), event_(std::move(event)), recorded_(true), complete_(false),
       timed_(timed) {}
 
-const backend::DeviceImpl& EventImpl::device() const { return queue_->device(); }
+EventImpl::EventImpl(std::shared_ptr<DeviceImpl> device, cl::Event event,
+                     cl::CommandQueue command_queue, bool timestamps)
+    : wrapped_device_(std::move(device)), wrapped_queue_(std::move(command_queue)),
+      wrapped_timestamps_(timestamps), event_(std::move(event)), recorded_(true),
+      complete_(false), timed_(true) {}
+
+const DeviceImpl& EventImpl::owner() const {
+    return wrapped() ? *wrapped_device_ : *queue_->opencl_device();
+}
+
+const backend::DeviceImpl& EventImpl::device() const { return owner(); }
 
 std::string EventImpl::describe() const {
-    return "an event of " + queue_->opencl_device()->describe();
+    return std::string(wrapped() ? "a wrapped event of " : "an event of ") + owner().describe();
+}
+
+bool EventImpl::has_timestamps() const {
+    return wrapped() ? wrapped_timestamps_ : queue_->profiling();
+}
+
+std::string EventImpl::why_no_timestamps() const {
+    if (!wrapped())
+        return describe() + " was recorded on a queue wrapped without CL_QUEUE_PROFILING_ENABLE, "
+                            "so OpenCL keeps no timestamps of its commands: create the queue with "
+                            "CL_QUEUE_PROFILING_ENABLE to time work on it";
+    return describe() + " is a user event or the command of a queue without "
+                        "CL_QUEUE_PROFILING_ENABLE, so OpenCL keeps no timestamp of it";
 }
 
 void EventImpl::raise_failed_command(cl_int status) const {
@@ -73,7 +96,9 @@ void EventImpl::wait() {
 }
 
 void EventImpl::flush_queue() const {
-    CL_CHECK(queue_->cl_queue().flush(), "submitting the queue of " + describe());
+    const cl::CommandQueue& queue = wrapped() ? wrapped_queue_ : queue_->cl_queue();
+    if (queue() == nullptr) return;  // a user event: nothing to submit
+    CL_CHECK(queue.flush(), "submitting the queue of " + describe());
 }
 
 bool EventImpl::is_complete() {
@@ -94,6 +119,14 @@ cl_ulong EventImpl::end_ns() {
 double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
     // Same device, hence same backend; both timed, so both hold their marker: checked by the core.
     auto& from = static_cast<EventImpl&>(start);
+    for (const EventImpl* event : {static_cast<const EventImpl*>(&from),
+                                   static_cast<const EventImpl*>(this)}) {
+        if (event->has_timestamps()) continue;
+        detail::raise_finding(Errc::invalid_argument, "opencl", "Event::elapsed_ms", 0, "",
+                              "timing from " + from.describe() + " to " + describe(),
+                              "the " + std::string(event == &from ? "start" : "end") +
+                                  " event carries no timestamp: " + event->why_no_timestamps());
+    }
     from.wait();
     wait();
     const cl_ulong begin_ns = from.end_ns();

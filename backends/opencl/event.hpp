@@ -12,6 +12,7 @@
 
 namespace dualrt::opencl {
 
+class DeviceImpl;
 class QueueImpl;
 
 // The point after one enqueued command, or (timed) the point where QueueImpl::record() was called.
@@ -31,7 +32,11 @@ class QueueImpl;
 // finished, so waiting is free; a marker is made for them only when their native event is asked
 // for (it completes later than the command, which is never wrong for the host or other queues).
 //
-// Every event holds its QueueImpl (hence the cl_command_queue and the device), so it can be
+// A wrapped event (wrap_event, wrap.cpp) is the application's cl_event, holding a reference of its
+// own (borrowed) or the application's (adopted); it holds its device and the queue its command
+// was enqueued on (none for a user event) instead of a QueueImpl.
+//
+// Every other event holds its QueueImpl (hence the cl_command_queue and the device), so it can be
 // recorded, waited on and released after the public Queue is gone. Thread-safe.
 class EventImpl final : public backend::EventImpl {
 public:
@@ -42,6 +47,12 @@ public:
     // (QueueImpl::record); the queue profiles every command, but only timed events are offered
     // for timing, as on CUDA.
     EventImpl(std::shared_ptr<QueueImpl> queue, cl::Event event, bool timed);
+    // The application's `event` of `device`'s context (checked by the caller, wrap.cpp), which
+    // carries the reference this object releases. `command_queue`: the queue of its command,
+    // flushed before other queues wait for it (empty for a user event). `timestamps`: whether
+    // the driver profiles it (a command of a queue with CL_QUEUE_PROFILING_ENABLE).
+    EventImpl(std::shared_ptr<DeviceImpl> device, cl::Event event,
+              cl::CommandQueue command_queue, bool timestamps);
 
     const backend::DeviceImpl& device() const override;
     // Blocks until the command completed. Throws Errc::backend_failure naming the status when the
@@ -52,7 +63,8 @@ public:
     bool is_complete() override;
     bool timed() const override { return timed_; }
     // Waits for both events, then (this command's end - start's command end) in milliseconds,
-    // from CL_PROFILING_COMMAND_END.
+    // from CL_PROFILING_COMMAND_END. Errc::invalid_argument, before waiting, when either carries
+    // no timestamp (a wrapped queue without CL_QUEUE_PROFILING_ENABLE, a wrapped user event).
     double elapsed_ms_since(backend::EventImpl& start) override;
     NativeHandle native_handle() const override;  // cl_event, owned by this object
 
@@ -79,8 +91,17 @@ private:
     std::string describe() const;
     [[noreturn]] void raise_failed_command(cl_int status) const;
     cl_ulong end_ns();
+    bool wrapped() const noexcept { return queue_ == nullptr; }
+    const DeviceImpl& owner() const;  // the queue's device, or a wrapped event's own
+    // Whether the driver keeps a timestamp for this event; if not, why, for elapsed_ms_since.
+    bool has_timestamps() const;
+    std::string why_no_timestamps() const;
 
-    std::shared_ptr<QueueImpl> queue_;
+    std::shared_ptr<QueueImpl> queue_;  // null for a wrapped event
+    // A wrapped event's device and the queue of its command (empty for a user event).
+    std::shared_ptr<DeviceImpl> wrapped_device_;
+    cl::CommandQueue wrapped_queue_;
+    bool wrapped_timestamps_ = false;
     std::uint64_t sequence_ = 0;
     // Set once, under the queue's mutex, before recorded_ is set (release); read without a lock
     // once recorded_ reads true (acquire). Mutable: making the marker on demand (native_handle()

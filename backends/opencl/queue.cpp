@@ -146,6 +146,10 @@ QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device)
                       "creating a queue with profiling on " + device_->describe());
 }
 
+QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, bool profiling)
+    : device_(std::move(device)), own_events_(detail::sync_after_every_enqueue()),
+      profiling_(profiling), queue_(std::move(queue)) {}
+
 const backend::DeviceImpl& QueueImpl::device() const { return *device_; }
 
 std::string QueueImpl::describe(const std::string& what) const {

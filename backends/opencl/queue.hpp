@@ -17,11 +17,12 @@ class DeviceImpl;
 class EventImpl;
 
 // Owns one in-order command queue created with CL_QUEUE_PROFILING_ENABLE on its device's context
-// (record() needs timestamps). Every enqueue returns a *pending* EventImpl (see event.hpp): the
-// command is enqueued without a cl_event, and a marker is enqueued for it only if the caller keeps
-// the event, so a loop of launches whose events are dropped costs the driver's enqueue and a
-// little bookkeeping. With Sync::blocking the call returns after the command completed.
-// (DUALRT_SYNC is handled by the core for every backend.)
+// (record() needs timestamps), or wraps the application's (wrap_queue, wrap.cpp). Every enqueue
+// returns a *pending* EventImpl (see event.hpp): the command is enqueued without a cl_event, and
+// a marker is enqueued for it only if the caller keeps the event, so a loop of launches whose
+// events are dropped costs the driver's enqueue and a little bookkeeping. With Sync::blocking the
+// call returns after the command completed. (DUALRT_SYNC is handled by the core for every
+// backend.)
 //
 // Thread-safe: one mutex orders each enqueue with the marker of the previous enqueue's event
 // (which must land between the two commands); it is held for the driver's enqueue call and a few
@@ -33,6 +34,12 @@ class QueueImpl final : public backend::QueueImpl,
 public:
     // Creates the queue (and the device's context on first use). Throws dualrt::Error.
     explicit QueueImpl(std::shared_ptr<DeviceImpl> device);
+    // The application's in-order `queue` of the device's context and device (checked by the
+    // caller, wrap.cpp). `queue` carries the reference this object releases: dualrt's own for a
+    // borrowed queue, the application's for an adopted one. `profiling`: whether it was created
+    // with CL_QUEUE_PROFILING_ENABLE; without, record()'s events order work but carry no
+    // timestamps (EventImpl::elapsed_ms_since says so).
+    QueueImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, bool profiling);
     // Runs when the public Queue and every event of this queue are gone.
     ~QueueImpl() override = default;
     QueueImpl(const QueueImpl&) = delete;
@@ -63,6 +70,8 @@ public:
 
     const std::shared_ptr<DeviceImpl>& opencl_device() const { return device_; }
     const cl::CommandQueue& cl_queue() const { return queue_; }
+    // Whether the driver keeps timestamps of this queue's commands (CL_QUEUE_PROFILING_ENABLE).
+    bool profiling() const noexcept { return profiling_; }
     // Enqueues a marker for `event` at the current end of the queue unless it has a cl_event
     // already. Throws dualrt::Error.
     void record_pending(const EventImpl& event);
@@ -93,6 +102,7 @@ private:
     std::shared_ptr<DeviceImpl> device_;
     // Whether every command is enqueued with its own cl_event (DUALRT_SYNC, for debugging).
     const bool own_events_;
+    const bool profiling_ = true;  // false only for a wrapped queue without profiling
     cl::CommandQueue queue_;
 
     std::mutex mutex_;  // guards everything below and the pending events' markers

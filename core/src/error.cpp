@@ -59,9 +59,22 @@ void raise_argument(const std::string& operation, const std::string& detail, Err
     throw Error(std::move(info));
 }
 
+void raise_finding(Errc errc, const char* backend, std::string call, std::int64_t code,
+                   std::string code_name, std::string context, std::string detail) {
+    ErrorInfo info;
+    info.errc = errc;
+    info.backend = backend;
+    info.call = std::move(call);
+    info.code = code;
+    info.code_name = std::move(code_name);
+    info.context = std::move(context);
+    info.detail = std::move(detail);
+    raise(std::move(info));
+}
+
 std::string device_label(const DeviceInfo& info) {
     return "'" + info.name + "' (" + to_string(info.backend) + " device " +
-           std::to_string(info.index) + ")";
+           std::to_string(info.index) + (info.wrapped_context ? ", wrapped context" : "") + ")";
 }
 
 std::string address_text(const void* address) {

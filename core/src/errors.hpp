@@ -5,6 +5,7 @@
 #include <dualrt/types.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace dualrt::detail {
@@ -15,6 +16,14 @@ namespace dualrt::detail {
 // `detail` says what was given and what is allowed.
 [[noreturn]] void raise_argument(const std::string& operation, const std::string& detail,
                                  Errc errc = Errc::invalid_argument);
+
+// A failure a backend finds with the driver's help rather than one failing call: a handle given
+// to wrap_* that is not what was asked for, an event without a timestamp. `code` and `code_name`
+// are those of the call that failed, or 0 and "" when the call succeeded and its answer was the
+// wrong one.
+[[noreturn]] void raise_finding(Errc errc, const char* backend, std::string call,
+                                std::int64_t code, std::string code_name, std::string context,
+                                std::string detail);
 
 // "4096 B", "1.5 MiB", ... for messages.
 std::string format_bytes(std::size_t bytes);

@@ -66,7 +66,7 @@ const std::vector<Backend>& known_backends() {
 
 BackendStatus backend_status(Backend backend) { return loaded(backend).status; }
 
-const std::vector<std::shared_ptr<backend::DeviceImpl>>& backend_devices(Backend backend) {
+backend::BackendImpl& backend_impl(Backend backend) {
     Slot& slot = loaded(backend);
     if (!slot.status.available) {
         ErrorInfo info;
@@ -76,7 +76,11 @@ const std::vector<std::shared_ptr<backend::DeviceImpl>>& backend_devices(Backend
         info.detail = slot.status.reason;
         raise(std::move(info));
     }
-    return slot.impl->devices();
+    return *slot.impl;
+}
+
+const std::vector<std::shared_ptr<backend::DeviceImpl>>& backend_devices(Backend backend) {
+    return backend_impl(backend).devices();
 }
 
 }  // namespace dualrt::detail

@@ -18,6 +18,10 @@ const std::vector<Backend>& known_backends();
 // unavailable backend.
 BackendStatus backend_status(Backend backend);
 
+// The loaded backend, owned by the registry for the life of the process; throws
+// Errc::unavailable with the reason when it cannot be used.
+backend::BackendImpl& backend_impl(Backend backend);
+
 // The devices of a backend; throws Errc::unavailable with the reason when it cannot be used.
 const std::vector<std::shared_ptr<backend::DeviceImpl>>& backend_devices(Backend backend);
 

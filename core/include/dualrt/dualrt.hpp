@@ -7,6 +7,7 @@
 #include <dualrt/error.hpp>
 #include <dualrt/event.hpp>
 #include <dualrt/host_buffer.hpp>
+#include <dualrt/interop.hpp>
 #include <dualrt/kernel.hpp>
 #include <dualrt/mapped_buffer.hpp>
 #include <dualrt/pipeline.hpp>

@@ -85,6 +85,9 @@ struct DeviceInfo {
     std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
     std::optional<int> copy_engines;       ///< DMA engines able to run beside compute
     std::optional<std::string> pci_bus_id;  ///< the PCI bus id, where the backend tells it
+    /// Whether the device was made by dualrt::wrap_device around an application's context
+    /// (interop.hpp), apart from the device of the same `index` that dualrt::devices() lists.
+    bool wrapped_context = false;
 
     /// @name Zero-copy
     /// Device::alloc_mapped, docs/zero-copy.md.

@@ -7,6 +7,7 @@
 // Thread-safety: unless a comment says otherwise, every method may be called from any thread.
 #pragma once
 
+#include <dualrt/interop.hpp>
 #include <dualrt/kernel.hpp>
 #include <dualrt/types.hpp>
 
@@ -19,7 +20,10 @@ namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
 // version is refused by the registry instead of crashing.
-inline constexpr int api_version = 6;
+// 5: launches borrow their arguments (KernelArgs), DeviceImpl::register_host_memory.
+// 6: copies and waits between devices (can_wait_on, can_copy_peer, QueueImpl::copy_peer).
+// 7: the interop hooks (DeviceImpl::wrap_queue/wrap_buffer/wrap_event, BackendImpl::wrap_device).
+inline constexpr int api_version = 7;
 
 class DeviceImpl;
 class BufferImpl;
@@ -231,6 +235,31 @@ public:
     virtual bool can_copy_peer(const DeviceImpl& other) const;
     virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
     virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
+
+    // --- Interop: objects made around the application's handles (interop.hpp) ---
+    // Each hook makes an Impl around one handle of this backend, owned (Ownership::adopt:
+    // released with the Impl) or borrowed (never released, whatever happens). The core has
+    // checked that the handle is of this backend and not 0 (and for buffers that bytes > 0 does
+    // not overflow). The backend checks what only the driver knows: that the handle belongs to
+    // this device's context and device, and the size of an allocation. Such a mismatch throws
+    // Errc::invalid_argument naming the call that found it, what the handle is and what was
+    // expected. Block while they query the driver.
+
+    // (optional) A queue around a cl_command_queue / CUstream of this device's context. OpenCL:
+    // in-order only; record() events of a queue without CL_QUEUE_PROFILING_ENABLE order work,
+    // and elapsed_ms_since throws Errc::invalid_argument naming the missing property.
+    // Defaults to Errc::unavailable: this backend cannot wrap queues.
+    virtual std::shared_ptr<QueueImpl> wrap_queue(NativeHandle queue, Ownership ownership);
+    // (optional) A buffer of `bytes` bytes around a cl_mem / CUdeviceptr of this device's
+    // context, starting at the handle (CUDA: the pointer; OpenCL: offset 0 of the cl_mem).
+    // Defaults to Errc::unavailable: this backend cannot wrap device memory.
+    virtual std::shared_ptr<BufferImpl> wrap_buffer(NativeHandle memory, std::size_t bytes,
+                                                    Ownership ownership);
+    // (optional) An event around a cl_event / CUevent that this device's queues can wait for.
+    // Its timed() is true: elapsed_ms_since finds out from the driver whether it carries a
+    // timestamp, and throws Errc::invalid_argument saying why not when it does not.
+    // Defaults to Errc::unavailable: this backend cannot wrap events.
+    virtual EventPtr wrap_event(NativeHandle event, Ownership ownership);
 };
 
 class BackendImpl {
@@ -239,6 +268,16 @@ public:
     virtual std::string version() const = 0;  // e.g. "OpenCL ICD loader, 2 platforms"
     // Every usable device, in a stable order. Created once and shared.
     virtual const std::vector<std::shared_ptr<DeviceImpl>>& devices() = 0;
+    // (optional) A new device around the application's context (cl_context / CUcontext) and one
+    // of its devices (cl_device_id / CUdevice), apart from devices(): its info() is that of the
+    // listed device with the same hardware, with wrapped_context set. Owned or borrowed as for
+    // DeviceImpl's wrap hooks; the context is released (adopt) when the DeviceImpl is destroyed,
+    // after its children. The core has checked that the context is not 0 and both handles are
+    // of this backend. Throws Errc::invalid_argument when the context does not hold the device
+    // or is not valid, Errc::not_found when the device is not among devices().
+    // Defaults to Errc::unavailable: this backend cannot wrap contexts.
+    virtual std::shared_ptr<DeviceImpl> wrap_device(NativeHandle context, NativeHandle device,
+                                                    Ownership ownership);
 };
 
 }  // namespace dualrt::backend
