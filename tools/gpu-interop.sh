@@ -97,8 +97,11 @@ doctest_step interop-fake "$bin/dualrt_selection" --test-case="interop*"
 doctest_step interop-cuda env DUALRT_BACKEND=cuda "$bin/dualrt_conformance" --test-case="$cases"
 doctest_step interop-opencl-nvidia env DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia \
   "$bin/dualrt_conformance" --test-case="$cases"
+# Two cases make a failing driver call on purpose (the address range of a freed adopted buffer,
+# elapsed time of an untimed event): memcheck reports memory errors and leaks, not API errors.
 doctest_step memcheck-cuda env DUALRT_BACKEND=cuda compute-sanitizer --tool memcheck \
-  --leak-check full --error-exitcode 1 "$bin/dualrt_conformance" --test-case="$cases"
+  --report-api-errors no --leak-check full --error-exitcode 1 "$bin/dualrt_conformance" \
+  --test-case="$cases"
 grep -E '^========= (ERROR SUMMARY|LEAK SUMMARY)' "$logs/memcheck-cuda.log" |
   while read -r line; do row "" "" "$line"; done
 
