@@ -134,8 +134,8 @@ public:
     /// @return what the run measured
     template <typename In, typename Out, typename Fn>
     PipelineReport run(const In* input, Out* output, std::size_t count, Fn&& compute) {
-        return run_one(HostArray<const In>(input, count, false), HostArray<Out>(output, count, false),
-                       compute);
+        return run_one(HostArray<const In>(input, count, false),
+                       HostArray<Out>(output, count, false), compute);
     }
     /// The same with std::vectors, which must hold the same number of elements (else
     /// Errc::invalid_argument).
