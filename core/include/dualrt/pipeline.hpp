@@ -51,8 +51,9 @@ private:
 
 /// Which chunks get timed events around their stages.
 enum class PipelineTiming {
-    /// A few runs of consecutive chunks, as many as cost at most about 2% of the runs' time,
-    /// plus the run's start and end; the other chunks' stage times are estimated (the default).
+    /// The run's start and end, and a few windows of three consecutive chunks: in the middle
+    /// and at the end of a layout's first runs, then as many as cost about 2% of the runs' host
+    /// time. The other chunks' stage times are estimated from the stage model (the default).
     sampled,
     /// Every stage of every chunk (four timed events per chunk): exact stage sums and a timeline
     /// of every chunk, for a price per chunk that shows below about 1 MiB chunks.
