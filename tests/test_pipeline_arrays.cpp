@@ -45,7 +45,8 @@ TEST_CASE("pipeline arrays: c = a + s * b over two inputs and one output, pinned
     const auto a = rnd.floats(n), b = rnd.floats(n);
     auto a_pinned = tp::pinned_copy(a);
     for (auto mode : all_modes) {
-        for (auto chunking : {Chunking::count(7), Chunking::elements(4096), Chunking::automatic()}) {
+        for (auto chunking :
+             {Chunking::count(7), Chunking::elements(4096), Chunking::automatic()}) {
             for (bool c_pinned : {false, true}) {
                 CAPTURE(dualrt::to_string(mode));
                 CAPTURE(chunking.str());
@@ -209,8 +210,9 @@ TEST_CASE("pipeline arrays: arrays that do not fit together are errors naming th
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "output 1 holds 101 elements, but input 0 holds 100",
                        pipeline.run(dualrt::inputs(a, shorts), dualrt::outputs(c, d), nothing));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "the pointer of input 1 is null",
-                       pipeline.run(dualrt::inputs(a, dualrt::host_array<const float>(nullptr, 100)),
-                                    dualrt::outputs(c), nothing));
+                       pipeline.run(
+                           dualrt::inputs(a, dualrt::host_array<const float>(nullptr, 100)),
+                           dualrt::outputs(c), nothing));
 
     dualrt::PipelineOptions options;
     options.in_place = true;

@@ -150,7 +150,8 @@ TEST_CASE("pipeline halo: rows of an image through the built-in 3x3 stencil") {
                     if (mismatch.empty()) {
                         mismatch = halo_mismatch(chunk, in.size(), width, width, image.size());
                         if (chunk.offset % width != 0 || chunk.count % width != 0)
-                            mismatch = "chunk " + std::to_string(chunk.index) + " is not whole rows";
+                            mismatch =
+                                "chunk " + std::to_string(chunk.index) + " is not whole rows";
                     }
                     chunk.queue.launch(stencil, {width, chunk.rows()}, {}, in,
                                        std::get<0>(chunk.outputs), tp::u32(width),

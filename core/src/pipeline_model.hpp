@@ -13,7 +13,12 @@ namespace dualrt::detail {
 
 // The stages of a chunk, in the order they happen. `host` is the calling thread's own work for
 // the chunk (enqueues, the compute function, staging memcpys), measured with the host clock.
-enum Stage : std::size_t { host_stage = 0, upload_stage = 1, compute_stage = 2, download_stage = 3 };
+enum Stage : std::size_t {
+    host_stage = 0,
+    upload_stage = 1,
+    compute_stage = 2,
+    download_stage = 3
+};
 inline constexpr std::size_t stage_count = 4;
 const char* stage_name(std::size_t stage);
 

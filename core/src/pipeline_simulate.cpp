@@ -29,8 +29,8 @@ double estimate_ms(std::size_t count, std::size_t chunks, const StageModels& mod
     const double journey = up + compute + down;
     const double copy = shape.mode == PipelineMode::two_queues ? up + down : std::max(up, down);
     const double busiest = std::max(copy, compute);
-    const double per_chunk =
-        std::max({host, busiest, journey / static_cast<double>(std::max<std::size_t>(1, shape.depth))});
+    const double slots = static_cast<double>(std::max<std::size_t>(1, shape.depth));
+    const double per_chunk = std::max({host, busiest, journey / slots});
     return static_cast<double>(chunks) * per_chunk + journey - busiest;
 }
 
@@ -78,9 +78,11 @@ PlanChoice best_plan(std::size_t count, const PlanLimits& limits, const StageMod
                      const ScheduleShape& shape) {
     PlanChoice best;
     const std::size_t granules = (count + limits.granule - 1) / limits.granule;
-    const std::size_t fewest = std::max<std::size_t>(1, (count + limits.largest - 1) / limits.largest);
-    const std::size_t most = std::clamp<std::size_t>(count / std::max<std::size_t>(1, limits.smallest),
-                                                     fewest, std::min(limits.max_chunks, granules));
+    const std::size_t fewest =
+        std::max<std::size_t>(1, (count + limits.largest - 1) / limits.largest);
+    const std::size_t most =
+        std::clamp<std::size_t>(count / std::max<std::size_t>(1, limits.smallest), fewest,
+                                std::min(limits.max_chunks, granules));
     const auto consider = [&](std::vector<std::size_t> sizes) {
         if (sizes.empty()) return false;
         const double ms = simulate_ms(sizes, models, shape);
@@ -98,14 +100,16 @@ PlanChoice best_plan(std::size_t count, const PlanLimits& limits, const StageMod
         if (ranked.empty() || ranked.back().second != n)
             ranked.emplace_back(estimate_ms(count, n, models, shape), n);
     }
-    if (ranked.back().second != most) ranked.emplace_back(estimate_ms(count, most, models, shape), most);
+    if (ranked.back().second != most)
+        ranked.emplace_back(estimate_ms(count, most, models, shape), most);
     const std::size_t keep = std::min(simulated_counts, ranked.size());
     std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
                       ranked.end());
     ranked.resize(keep);
     std::sort(ranked.begin(), ranked.end(),
               [](const auto& a, const auto& b) { return a.second < b.second; });
-    for (const auto& candidate : ranked) consider(equal_sizes(count, candidate.second, limits.granule));
+    for (const auto& candidate : ranked)
+        consider(equal_sizes(count, candidate.second, limits.granule));
     best.uniform_ms = best.predicted_ms;
 
     // Shapes around the best equal size: chunks doubling up to it at the start shorten the fill,

@@ -24,7 +24,8 @@ class DeviceSlots {
 public:
     // `depth` slots with at least the given bytes per input and per output array, reusing the
     // ones held when they are large enough. In place, output k is input k's buffer.
-    void ensure(const Device& device, std::size_t depth, const std::vector<std::size_t>& input_bytes,
+    void ensure(const Device& device, std::size_t depth,
+                const std::vector<std::size_t>& input_bytes,
                 const std::vector<std::size_t>& output_bytes, bool in_place);
     const DeviceSlot& operator[](std::size_t i) const { return slots_[i]; }
     std::size_t size() const { return slots_.size(); }

@@ -1,10 +1,10 @@
 // Pipeline soak, for a bounded time (DUALRT_STRESS_SECONDS): pipelines with random options (lanes,
 // two or three queues or automatic, chunks by count, by elements or automatic, random depth, in
-// place or not, sampled or every-chunk timing), each run a few times over random element counts from pinned HostBuffers, pageable
-// vectors or pageable pointers, computing with built-in kernels; every run checked against the
-// CPU, and the chunks checked to tile the input in order. Some runs' compute function throws at
-// a random chunk: the exception must come out of run() as thrown, and the same pipeline must
-// then compute the next run correctly.
+// place or not, sampled or every-chunk timing), each run a few times over random element counts
+// from pinned HostBuffers, pageable vectors or pageable pointers, computing with built-in
+// kernels; every run checked against the CPU, and the chunks checked to tile the input in order.
+// Some runs' compute function throws at a random chunk: the exception must come out of run() as
+// thrown, and the same pipeline must then compute the next run correctly.
 #include "stress.hpp"
 
 #include <array>
@@ -226,7 +226,8 @@ TEST_CASE("stress: pipeline soak with random chunking, modes, host memory and fa
     MESSAGE(totals.pipelines << " pipelines, " << totals.runs << " checked runs in "
                              << clock.seconds() << " s (" << totals.by_host[0] << " pinned, "
                              << totals.by_host[1] << " vectors, " << totals.by_host[2]
-                             << " pointers; " << totals.calibrated << " planned by a fitted model): "
+                             << " pointers; " << totals.calibrated
+                             << " planned by a fitted model): "
                              << totals.chunks << " chunks, " << totals.elements
                              << " elements; " << totals.throws
                              << " planned failures, each followed by a correct run");

@@ -125,9 +125,9 @@ TEST_CASE("stress: pipeline soak over several arrays and row halos") {
         for (std::size_t r = stress::uniform(rng, 1, 4); r > 0; --r) {
             std::string what, failure;
             try {
-                failure = stress::chance(rng, 0.5)
-                              ? run_stencil(pipeline, width, rng, what)
-                              : run_saxpy(pipeline, width * stress::uniform(rng, 1, 500), rng, what);
+                const std::size_t n = width * stress::uniform(rng, 1, 500);
+                failure = stress::chance(rng, 0.5) ? run_stencil(pipeline, width, rng, what)
+                                                   : run_saxpy(pipeline, n, rng, what);
             } catch (const std::exception& e) {
                 failure = std::string("exception: ") + e.what();
             }

@@ -51,8 +51,9 @@ private:
 
 /// Which chunks get timed events around their stages.
 enum class PipelineTiming {
-    /// A few runs of consecutive chunks, as many as cost at most about 2% of the runs' time,
-    /// plus the run's start and end; the other chunks' stage times are estimated (the default).
+    /// The run's start and end, and a few windows of three consecutive chunks: in the middle
+    /// and at the end of a layout's first runs, then as many as cost about 2% of the runs' host
+    /// time. The other chunks' stage times are estimated from the stage model (the default).
     sampled,
     /// Every stage of every chunk (four timed events per chunk): exact stage sums and a timeline
     /// of every chunk, for a price per chunk that shows below about 1 MiB chunks.
@@ -134,8 +135,8 @@ public:
     /// @return what the run measured
     template <typename In, typename Out, typename Fn>
     PipelineReport run(const In* input, Out* output, std::size_t count, Fn&& compute) {
-        return run_one(HostArray<const In>(input, count, false), HostArray<Out>(output, count, false),
-                       compute);
+        return run_one(HostArray<const In>(input, count, false),
+                       HostArray<Out>(output, count, false), compute);
     }
     /// The same with std::vectors, which must hold the same number of elements (else
     /// Errc::invalid_argument).
