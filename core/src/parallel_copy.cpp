@@ -74,6 +74,7 @@ bool cpu_has_avx2() {
 }  // namespace
 
 void stream_copy(void* dst, const void* src, std::size_t bytes) {
+    if (bytes == 0) return;  // memcpy's pointers must be valid even then, and may be null here
 #ifdef DUALRT_X86
     if (bytes >= min_streamed_bytes && cpu_has_avx2()) {
         stream_copy_avx2(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src),
