@@ -96,7 +96,7 @@ public:
                   dualrt::Sync) override {
         return event(false);
     }
-    EventPtr launch(KernelImpl&, const LaunchGeometry&, const std::vector<KernelArg>&) override {
+    EventPtr launch(KernelImpl&, const LaunchGeometry&, KernelArgs) override {
         return event(false);
     }
     EventPtr record() override {
