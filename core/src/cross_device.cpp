@@ -24,12 +24,6 @@ backend::QueueImpl& side_queue(const std::shared_ptr<backend::DeviceImpl>& devic
     return *queue;
 }
 
-// The source device's pool: its buffers are pinned for the download, and pin_for registers them
-// with the destination device where that one does not see them as pinned.
-StagingPool& pool_for(const std::shared_ptr<backend::DeviceImpl>& src) {
-    return StagingPool::of(src);
-}
-
 // Whether a buffer pinned through `owner` is DMA for `other` as it is: the same device, or two
 // CUDA devices (CUDA pins for every context). NVIDIA's OpenCL and CUDA do not see each other's
 // pinned memory as pinned (8 GB/s against 55 GB/s on an H200), nor do two OpenCL platforms.
@@ -141,7 +135,9 @@ backend::EventPtr copy_across(const std::shared_ptr<backend::DeviceImpl>& queue_
     wait_across(*other, side, *before);
     const auto& src_device = pull ? other : queue_device;
     const auto& dst_device = pull ? queue_device : other;
-    auto last = staged_between(pool_for(src_device), pull ? side : queue,
+    // The source's pool: its buffers are pinned for the download; pin_for registers them with
+    // the destination where that one does not see them as pinned.
+    auto last = staged_between(StagingPool::of(src_device), pull ? side : queue,
                                pull ? queue : side, *dst_device, dst, src);
     if (!last)
         raise_argument("Queue::copy (between devices)",

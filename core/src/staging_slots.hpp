@@ -16,7 +16,7 @@ inline constexpr std::size_t slots_per_copy = 4;
 // The smallest piece a copy is cut into: smaller ones cost more in enqueues and events (5-10 us
 // each on NVIDIA's OpenCL) than they overlap, and each piece's host copy is itself spread over
 // the copier's threads, which pays from a few hundred KiB.
-inline constexpr std::size_t min_piece_bytes = 512u << 10;
+inline constexpr std::size_t min_staging_piece_bytes = 512u << 10;
 
 // The pool's buffers lent to one copy, each with the last device work that uses it. They go
 // back to the pool when the copy ends, however it ends (the pool waits for that work before
@@ -46,7 +46,7 @@ private:
 // How many buffers a copy of `bytes` borrows: small copies are cut into pieces
 // (staging_piece), so they too use several.
 inline std::size_t staging_slots_for(std::size_t bytes) {
-    return std::min(slots_per_copy, (bytes + min_piece_bytes - 1) / min_piece_bytes);
+    return std::min(slots_per_copy, (bytes + min_staging_piece_bytes - 1) / min_staging_piece_bytes);
 }
 
 // The bytes each DMA moves: a whole staging buffer for large copies, but a copy of a few
@@ -57,7 +57,7 @@ inline std::size_t staging_piece(std::size_t bytes, const LentSlots& lent) {
     for (std::size_t i = 1; i < lent.size(); ++i) smallest = std::min(smallest, lent.slot(i).bytes);
     const std::size_t quarter =
         ((bytes + slots_per_copy - 1) / slots_per_copy + 63) & ~std::size_t{63};
-    return std::min(smallest, std::max(min_piece_bytes, quarter));
+    return std::min(smallest, std::max(min_staging_piece_bytes, quarter));
 }
 
 }  // namespace dualrt::detail
