@@ -1,0 +1,47 @@
+// What two ranks tell each other before a buffer moves, so that a disagreement on sizes or types
+// is an error on both sides rather than a truncated message or a hang.
+//
+// A send posts a Header (on the header communicator, with the user's tag), the receiver answers
+// with a Reply (reply communicator, tag = the header's sequence number), and only an accepted
+// reply lets the pieces go (piece communicator, tag = sequence number, in order, so MPI's
+// non-overtaking rule matches them to the receives posted in the same order).
+#pragma once
+
+#include <dualrt/mpi.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dualrt::mpi::detail {
+
+inline constexpr std::uint64_t header_magic = 0x64756172746d7069;  // "duartmpi"
+
+struct Header {
+    std::uint64_t magic = header_magic;
+    std::uint64_t bytes = 0;        // the whole buffer
+    std::uint64_t elem_size = 0;    // sizeof(T)
+    std::uint64_t type_code = 0;    // type_code<T>()
+    std::uint64_t sequence = 0;     // the tag of the reply and the pieces
+    std::uint64_t piece_bytes = 0;  // how the sender cuts the buffer
+};
+
+struct Reply {
+    std::uint64_t accepted = 0;
+    std::uint64_t bytes = 0;  // what the receiver expected
+    std::uint64_t elem_size = 0;
+    std::uint64_t type_code = 0;
+};
+
+// "1000 elements of float (4000 bytes)", "12 elements of a 24-byte type (288 bytes)".
+std::string describe(std::uint64_t bytes, std::uint64_t elem_size, std::uint64_t type_code);
+
+// Whether a receive of `expected` accepts `header`: same byte count, element size and type.
+bool accepts(const Header& header, std::uint64_t bytes, const ElementType& expected);
+
+// The pieces a buffer of `bytes` is cut into (0 for an empty one).
+inline std::size_t piece_count(std::uint64_t bytes, std::uint64_t piece_bytes) {
+    return static_cast<std::size_t>((bytes + piece_bytes - 1) / piece_bytes);
+}
+
+}  // namespace dualrt::mpi::detail
