@@ -35,7 +35,7 @@ int node_rank_of(MPI_Comm comm, int& node_size) {
 std::vector<Device> candidates(const Selection& selection, std::string& what) {
     const Device first = select(selection);
     if (first.backend() == Backend::cuda) {
-        what = "CUDA devices";
+        what = "CUDA device";
         return devices(Backend::cuda);
     }
     std::vector<Device> list = devices(Backend::opencl);
@@ -43,10 +43,10 @@ std::vector<Device> candidates(const Selection& selection, std::string& what) {
         std::vector<Device> gpus;
         for (const auto& device : list)
             if (device.info().type == DeviceType::gpu) gpus.push_back(device);
-        what = "OpenCL GPUs";
+        what = "OpenCL GPU";
         return gpus;
     }
-    what = "OpenCL devices";
+    what = "OpenCL device";
     return list;
 }
 

@@ -9,7 +9,7 @@
 namespace dualrt::mpi::detail {
 
 // The device index of node-local rank `node_rank` of `node_size` ranks on a node with
-// `device_count` devices (`what` names them in the error, e.g. "CUDA devices").
+// `device_count` devices (`what` names one in the error, e.g. "CUDA device").
 // Throws Errc::unavailable for no devices, Errc::invalid_argument for more ranks than devices
 // unless sharing is allowed.
 std::size_t device_index_for(int node_rank, int node_size, std::size_t device_count,

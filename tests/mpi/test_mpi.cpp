@@ -54,15 +54,17 @@ std::string error_of(const std::function<void()>& body) {
 TEST_CASE("placement: one device per node-local rank, a clear error beyond, wrapping if allowed") {
     using dualrt::mpi::DeviceSharing;
     using dualrt::mpi::detail::device_index_for;
-    CHECK(device_index_for(0, 2, 2, DeviceSharing::forbid, "GPUs") == 0);
-    CHECK(device_index_for(1, 2, 2, DeviceSharing::forbid, "GPUs") == 1);
-    CHECK(device_index_for(3, 4, 2, DeviceSharing::allow, "GPUs") == 1);
+    CHECK(device_index_for(0, 2, 2, DeviceSharing::forbid, "GPU") == 0);
+    CHECK(device_index_for(1, 2, 2, DeviceSharing::forbid, "GPU") == 1);
+    CHECK(device_index_for(3, 4, 2, DeviceSharing::allow, "GPU") == 1);
     const std::string message = error_of(
-        [] { device_index_for(2, 3, 2, DeviceSharing::forbid, "CUDA devices"); });
+        [] { device_index_for(2, 3, 2, DeviceSharing::forbid, "CUDA device"); });
     CHECK(test::contains(message, "3 ranks but has 2 CUDA devices"));
     CHECK(test::contains(message, "DeviceSharing::allow"));
-    CHECK(test::contains(error_of([] { device_index_for(0, 1, 0, DeviceSharing::allow, "GPUs"); }),
+    CHECK(test::contains(error_of([] { device_index_for(0, 1, 0, DeviceSharing::allow, "GPU"); }),
                          "no GPUs"));
+    CHECK(test::contains(error_of([] { device_index_for(1, 2, 1, DeviceSharing::forbid, "GPU"); }),
+                         "2 ranks but has 1 GPU (node-local rank 1"));
 }
 
 TEST_CASE("device_for_rank gives each rank of a node its own device") {
