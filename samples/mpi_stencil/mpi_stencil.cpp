@@ -6,6 +6,7 @@
 // grids). Run with mpirun, e.g.  mpirun -np 2 mpi_stencil --width 16384 --height 16384
 #include "args.hpp"
 #include "jacobi_block.hpp"
+#include "mpi_sample.hpp"
 #include "table.hpp"
 
 #include <dualrt/dualrt.hpp>
@@ -91,41 +92,17 @@ int run(int argc, char** argv, Setup& setup) {
     args.add_integer("warmup", "N", "untimed steps before each timed run", 3, 0, 1000);
     args.add_flag("share-devices", "let ranks of a node share a device (more ranks than devices)");
     args.add_flag("no-weak", "skip the weak-scaling run (each rank a full --height grid)");
-    // Only rank 0 prints usage and option errors; the others stop quietly the same way.
-    std::ostringstream quiet;
-    auto* saved = std::cerr.rdbuf();
-    auto* saved_out = std::cout.rdbuf();
-    if (setup.rank != 0) {
-        std::cerr.rdbuf(quiet.rdbuf());
-        std::cout.rdbuf(quiet.rdbuf());
-    }
-    const auto exit_code = args.parse(argc, argv);
-    std::cerr.rdbuf(saved);
-    std::cout.rdbuf(saved_out);
+    const auto exit_code = dualrt::samples::parse_on_every_rank(args, argc, argv, setup.rank);
     if (exit_code) return *exit_code;
     setup.steps = static_cast<int>(args.integer("steps"));
     setup.warmup = static_cast<int>(args.integer("warmup"));
 
-    const dualrt::Device device = dualrt::mpi::device_for_rank(
-        MPI_COMM_WORLD, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
-                                                   : dualrt::mpi::DeviceSharing::forbid);
+    const dualrt::Device device = dualrt::samples::device_of_rank(
+        args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
+                                         : dualrt::mpi::DeviceSharing::forbid);
     dualrt::mpi::Communicator comm(device);
     const bool root = setup.rank == 0;
-    {
-        // Which rank runs where, in rank order.
-        const std::string me = "rank " + std::to_string(setup.rank) + ": " +
-                               dualrt::to_string(device.backend()) + " device " +
-                               std::to_string(device.info().index) + " '" + device.name() +
-                               "', " + dualrt::mpi::to_string(comm.transport()) + " transfers";
-        char line[256] = {};
-        std::snprintf(line, sizeof line, "%s", me.c_str());
-        std::vector<char> lines(root ? sizeof line * static_cast<std::size_t>(setup.ranks) : 0);
-        MPI_Gather(line, sizeof line, MPI_CHAR, lines.data(), sizeof line, MPI_CHAR, 0,
-                   MPI_COMM_WORLD);
-        if (root)
-            for (int r = 0; r < setup.ranks; ++r)
-                std::cout << &lines[static_cast<std::size_t>(r) * sizeof line] << "\n";
-    }
+    dualrt::samples::print_placement(comm);
 
     Grid grid;
     grid.width = static_cast<std::size_t>(args.integer("width"));
