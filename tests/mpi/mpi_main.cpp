@@ -1,12 +1,14 @@
 // The MPI suite's main, started by mpirun on every rank (CTest: 2 ranks, each with its own PoCL
 // device through POCL_DEVICES="pthread pthread"; the GPU machine: see tools/gpu-mpi.sh). Each
-// rank runs every test case in the same order, since most cases are collective. The exit code is
-// the worst of all ranks', so a failure on any rank fails the test; 77 (skip) when no device can
-// be had.
+// rank runs every test case in the same order, since most cases are collective. The exit code
+// is the worst of all ranks', so a failure on any rank fails the test; 77 (skip) when no device
+// can be had. DUALRT_MPI_TESTS_SHARE_DEVICES=1 lets ranks share a device (DeviceSharing::allow).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "mpi_support.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace {
 dualrt::Device the_device;
@@ -22,7 +24,12 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int code = 0;
     try {
-        the_device = dualrt::mpi::device_for_rank();
+        // The one-GPU machine runs both ranks on its GPU (tools/gpu-mpi.sh).
+        const char* share = std::getenv("DUALRT_MPI_TESTS_SHARE_DEVICES");
+        the_device = dualrt::mpi::device_for_rank(
+            MPI_COMM_WORLD, share != nullptr && std::string(share) == "1"
+                                ? dualrt::mpi::DeviceSharing::allow
+                                : dualrt::mpi::DeviceSharing::forbid);
         std::printf("rank %d of %d: %s device %d '%s'\n", rank, size,
                     dualrt::to_string(the_device.backend()), the_device.info().index,
                     the_device.name().c_str());
