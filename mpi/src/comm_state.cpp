@@ -78,12 +78,26 @@ void CommState::progress() {
             transfer->finished = transfer->advance(*this);
         } catch (...) {
             transfer->failure = std::current_exception();
+            transfer->abandoned(*this);
             failed.push_back(transfer);
         }
     }
     active.erase(std::remove_if(active.begin(), active.end(),
                                 [](const auto& t) { return t->finished || t->failure; }),
                  active.end());
+}
+
+void CommState::header_posted() {
+    ++headers_posted_;
+    while (skipped_tickets_.erase(headers_posted_) > 0) ++headers_posted_;
+}
+
+void CommState::header_skipped(std::uint64_t ticket) {
+    if (ticket != headers_posted_) {
+        skipped_tickets_.insert(ticket);
+        return;
+    }
+    header_posted();
 }
 
 int CommState::next_sequence() {

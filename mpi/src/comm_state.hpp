@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace dualrt::mpi::detail {
@@ -21,6 +22,8 @@ struct Transfer {
     // Moves on as far as it can without blocking; true once finished with MPI. Throws on
     // failure, having settled what it can (no device copy left writing a slot it gives back).
     virtual bool advance(CommState& comm) = 0;
+    // Called once when advance() has thrown: gives back what later transfers wait for.
+    virtual void abandoned(CommState& comm) noexcept { (void)comm; }
 
     bool finished = false;
     std::exception_ptr failure;
@@ -38,6 +41,14 @@ struct CommState {
     void progress();
     // A tag for the replies and pieces of a new send, unique among this rank's sends in flight.
     int next_sequence();
+    // Sends post their headers in the order they were started, as MPI matches messages of one
+    // tag in the order they were sent: a send takes a ticket when it starts and may post its
+    // header once every earlier ticket has posted (an inline send first waits for its download).
+    std::uint64_t take_header_ticket() { return header_tickets_++; }
+    bool may_post_header(std::uint64_t ticket) const { return ticket == headers_posted_; }
+    void header_posted();
+    // A send that failed before posting its header gives its turn away.
+    void header_skipped(std::uint64_t ticket);
     // Throws Errc::invalid_argument unless `rank` names a rank of the communicator (or is
     // `wildcard`, when that is not 0).
     void check_rank(const char* operation, const char* role, int rank, int wildcard) const;
@@ -63,6 +74,8 @@ struct CommState {
 
 private:
     std::uint64_t sequence_ = 0;
+    std::uint64_t header_tickets_ = 0, headers_posted_ = 0;
+    std::set<std::uint64_t> skipped_tickets_;
 };
 
 // A send or receive of `buffer` (bytes, whatever the element type), registered as active.

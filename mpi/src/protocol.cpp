@@ -1,5 +1,7 @@
 #include "protocol.hpp"
 
+#include <algorithm>
+
 namespace dualrt::mpi::detail {
 namespace {
 
@@ -44,6 +46,12 @@ std::string describe(std::uint64_t bytes, std::uint64_t elem_size, std::uint64_t
            (name != nullptr ? std::string(name)
                             : "a " + std::to_string(elem_size) + "-byte type") +
            " (" + std::to_string(bytes) + " bytes)";
+}
+
+std::size_t piece_bytes_for(std::size_t bytes, std::size_t largest) {
+    constexpr std::size_t granule = std::size_t(64) << 10;
+    const std::size_t quarter = ((bytes / 4 + granule - 1) / granule) * granule;
+    return std::min(largest, std::max(inline_bytes, quarter));
 }
 
 bool accepts(const Header& header, std::uint64_t bytes, const ElementType& expected) {

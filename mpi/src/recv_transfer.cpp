@@ -1,10 +1,12 @@
 // A receive: header in, checked, reply out, then the pieces. Staged, each piece lands in a
-// pinned slot and is uploaded from there (on the uploads queue) while MPI receives the next;
-// GPU-aware, the pieces land in device memory once the queue's earlier work is done with it.
+// pinned slot and is uploaded from there (on the uploads queue) while MPI receives the next; an
+// inline buffer arrives with the header and is uploaded at once. GPU-aware, the pieces land in
+// device memory once the queue's earlier work is done with it.
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
 
+#include <cstring>
 #include <limits>
 
 namespace dualrt::mpi::detail {
@@ -31,9 +33,11 @@ public:
         after_ = user.record();
         last_copy = after_;
         // Uploads must not overwrite what the queue's earlier work still reads.
-        if (!direct_) comm.uploads.wait(after_);
-        DUALRT_MPI_CHECK(MPI_Irecv(&header_, sizeof header_, MPI_BYTE, source_, tag_,
-                                   comm.headers, &header_request_),
+        comm.uploads.wait(after_);
+        // Room for an inline buffer: the sender decides whether the data comes along.
+        message_ = comm.slots.take(header_room);
+        DUALRT_MPI_CHECK(MPI_Irecv(message_.data(), static_cast<int>(header_room), MPI_BYTE,
+                                   source_, tag_, comm.headers, &header_request_),
                          where());
     }
 
@@ -46,9 +50,15 @@ public:
             have_header_ = true;
             source_ = status.MPI_SOURCE;
             tag_ = status.MPI_TAG;
+            int count = 0;
+            DUALRT_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &count), where());
+            received_ = static_cast<std::size_t>(count);
+            if (received_ >= sizeof header_) std::memcpy(&header_, message_.data(), sizeof header_);
+            else header_.magic = 0;  // not a dualrt::mpi header
             answer(comm);
         }
         if (!test(reply_request_, where())) return false;
+        if (header_.inline_data) return true;
         if (direct_) return advance_direct(comm);
         // Pieces arrive in order; each is uploaded from its slot as soon as it is in.
         while (next_upload_ < pieces_) {
@@ -88,10 +98,13 @@ private:
         MPI_Request request = MPI_REQUEST_NULL;
     };
 
-    // Checks the header, answers it, and (accepted) posts the first receives.
+    // Checks the header, answers it, and (accepted) uploads inline data or posts the first
+    // receives of the pieces.
     void answer(CommState& comm) {
-        const bool accepted = accepts(header_, bytes_.bytes(), type_) && header_.piece_bytes > 0 &&
-                              header_.piece_bytes <= max_piece_bytes;
+        const bool well_formed =
+            header_.inline_data ? received_ == sizeof(Header) + header_.bytes
+                                : header_.piece_bytes > 0 && header_.piece_bytes <= max_piece_bytes;
+        const bool accepted = accepts(header_, bytes_.bytes(), type_) && well_formed;
         reply_.accepted = accepted ? 1 : 0;
         reply_.bytes = bytes_.bytes();
         reply_.elem_size = type_.size;
@@ -101,6 +114,7 @@ private:
                                    &reply_request_),
                          where());
         if (!accepted) {
+            comm.slots.give_back(std::move(message_), Event());
             // The sender waits for this answer; a small message, it leaves at once.
             DUALRT_MPI_CHECK(MPI_Wait(&reply_request_, MPI_STATUS_IGNORE), where());
             raise(Errc::invalid_argument, "dualrt::mpi::Communicator::recv",
@@ -112,6 +126,14 @@ private:
                       (header_.magic != header_magic ? " (not a dualrt::mpi header)" : "") +
                       "; both ranks must pass buffers of the same element type and count");
         }
+        if (header_.inline_data) {
+            if (header_.bytes > 0)
+                last_copy = comm.uploads.copy(bytes_, message_.view(sizeof(Header),
+                                                                    header_.bytes));
+            comm.slots.give_back(std::move(message_), last_copy);
+            return;
+        }
+        comm.slots.give_back(std::move(message_), Event());
         pieces_ = piece_count(header_.bytes, header_.piece_bytes);
         if (direct_) return;
         ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
@@ -169,6 +191,8 @@ private:
     bool direct_;
     Header header_;
     Reply reply_;
+    Slot message_;  // the header, and an inline buffer after it
+    std::size_t received_ = 0;  // bytes of the header's message
     MPI_Request header_request_ = MPI_REQUEST_NULL, reply_request_ = MPI_REQUEST_NULL;
     bool have_header_ = false, posted_ = false;
     Event after_;

@@ -1,10 +1,13 @@
 // A send: header out, reply in, then the pieces. Staged, each piece is downloaded into a pinned
 // slot (on the downloads queue) and sent from there, the next pieces' downloads running while
-// MPI sends; GPU-aware, the pieces go from device memory once the queue's earlier work is done.
+// MPI sends; a buffer of up to inline_bytes is downloaded behind the header and leaves in the
+// header's message. GPU-aware, the pieces go from device memory once the queue's earlier work is
+// done.
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
 
+#include <cstring>
 #include <limits>
 
 namespace dualrt::mpi::detail {
@@ -28,38 +31,38 @@ public:
         header_.elem_size = type.size;
         header_.type_code = type.code;
         header_.sequence = static_cast<std::uint64_t>(comm.next_sequence());
-        header_.piece_bytes = comm.options.piece_bytes;
-        pieces_ = piece_count(header_.bytes, header_.piece_bytes);
+        header_.piece_bytes = piece_bytes_for(buffer.bytes(), comm.options.piece_bytes);
+        inline_ = !direct_ && header_.bytes <= inline_bytes;
+        header_.inline_data = inline_ ? 1 : 0;
+        pieces_ = inline_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
         Queue user = queue;
         after_ = user.record();
         last_copy = after_;
-        const int sequence = static_cast<int>(header_.sequence);
-        DUALRT_MPI_CHECK(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, dest_, sequence, comm.replies,
+        DUALRT_MPI_CHECK(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, dest_,
+                                   static_cast<int>(header_.sequence), comm.replies,
                                    &reply_request_),
                          where());
-        DUALRT_MPI_CHECK(MPI_Isend(&header_, sizeof header_, MPI_BYTE, dest_, tag_, comm.headers,
-                                   &header_request_),
-                         where());
-        if (direct_) return;
-        // The first downloads start before the reply: they only read the buffer.
-        comm.downloads.wait(after_);
-        ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
-        for (auto& slot : ring_) {
-            slot.host = comm.slots.take(header_.piece_bytes);
-            download(comm, slot);
-        }
+        if (!direct_) start_downloads(comm);
+        ticket_ = comm.take_header_ticket();  // last: nothing after it throws
+    }
+
+    void abandoned(CommState& comm) noexcept override {
+        if (!header_posted_) comm.header_skipped(ticket_);
     }
 
     bool advance(CommState& comm) override {
-        if (!test(header_request_, where())) return false;  // the receiver has not seen it yet
+        if (!header_posted_ && !post_header(comm)) return false;
+        if (!test(header_request_, where())) return false;  // the receiver has not taken it yet
         if (!replied_) {
             if (!test(reply_request_, where())) return false;
             replied_ = true;
+            if (message_.valid()) comm.slots.give_back(std::move(message_), Event());
             if (!reply_.accepted) refuse(comm);
         }
+        if (inline_) return true;
         if (direct_) return advance_direct(comm);
-        // Pieces leave in order (the receiver matches them by order), each once downloaded.
-        // Sends may complete out of order, so a piece is looked for in every slot.
+        // Sends may complete out of order, so a piece is looked for in every slot; pieces leave in
+        // order (the receiver matches them by order), each once downloaded.
         while (next_send_ < pieces_) {
             Piece* slot = holding(next_send_);
             if (slot == nullptr || !slot->copied.is_complete()) break;
@@ -85,12 +88,48 @@ public:
     }
 
 private:
+    // Downloads start at once: they only read the buffer, before the reply says yes.
+    void start_downloads(CommState& comm) {
+        comm.downloads.wait(after_);
+        if (inline_) {
+            message_ = comm.slots.take(sizeof(Header) + header_.bytes);
+            std::memcpy(message_.data(), &header_, sizeof header_);
+            if (header_.bytes > 0)
+                last_copy = comm.downloads.copy(message_.view(sizeof(Header), header_.bytes),
+                                                bytes_);
+            return;
+        }
+        ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
+        for (auto& slot : ring_) {
+            slot.host = comm.slots.take(header_.piece_bytes);
+            download(comm, slot);
+        }
+    }
+
     struct Piece {
         Slot host;
         std::size_t piece = no_piece;
         Event copied;
         MPI_Request request = MPI_REQUEST_NULL;
     };
+
+    // The header (with the inline data, once downloaded) leaves when every earlier send's has.
+    bool post_header(CommState& comm) {
+        if (!comm.may_post_header(ticket_)) return false;
+        if (inline_ && !last_copy.is_complete()) return false;
+        if (inline_)
+            DUALRT_MPI_CHECK(MPI_Isend(message_.data(),
+                                       static_cast<int>(sizeof(Header) + header_.bytes), MPI_BYTE,
+                                       dest_, tag_, comm.headers, &header_request_),
+                             where());
+        else
+            DUALRT_MPI_CHECK(MPI_Isend(&header_, sizeof header_, MPI_BYTE, dest_, tag_,
+                                       comm.headers, &header_request_),
+                             where());
+        header_posted_ = true;
+        comm.header_posted();
+        return true;
+    }
 
     Piece* holding(std::size_t piece) {
         for (auto& slot : ring_)
@@ -152,11 +191,13 @@ private:
 
     Buffer<std::byte> bytes_;
     int dest_, tag_;
-    bool direct_;
+    bool direct_, inline_ = false;
+    std::uint64_t ticket_ = 0;
     Header header_;
     Reply reply_;
+    Slot message_;  // an inline send's header and data
     MPI_Request header_request_ = MPI_REQUEST_NULL, reply_request_ = MPI_REQUEST_NULL;
-    bool replied_ = false, posted_ = false;
+    bool header_posted_ = false, replied_ = false, posted_ = false;
     Event after_;
     std::size_t pieces_ = 0, next_download_ = 0, next_send_ = 0;
     std::vector<Piece> ring_;

@@ -1,5 +1,6 @@
-// dualrt::mpi on every rank: device placement, point-to-point transfers of device buffers (sizes
-// around the piece size, sub-views, both directions at once, wildcards), broadcast and allreduce
+// dualrt::mpi on every rank: device placement, point-to-point transfers of device buffers (inline
+// with the header and in pieces, sizes around the piece size, sub-views, both directions at once,
+// wildcards, order within a tag), broadcast and allreduce
 // against host references, and the errors: ranks that disagree on sizes or types, bad ranks and
 // tags. Inputs are fresh per run (a seed rank 0 draws and shares); outputs are poisoned first.
 #include "mpi_support.hpp"
@@ -82,9 +83,10 @@ TEST_CASE("send and recv move device buffers exactly, at every size around the p
     Communicator comm(test::rank_device(), MPI_COMM_WORLD, small_pieces());
     auto queue = test::rank_device().create_queue();
     const int rank = comm.rank(), size = comm.size(), peer = partner(rank, size);
-    // 16384 floats are exactly one 64 KiB piece.
-    for (const std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(16384),
-                                std::size_t(16385), std::size_t(100003)}) {
+    // Up to 65536 floats (256 KiB) travel inline; beyond, in 64 KiB pieces: 65537 makes five,
+    // the last of one float, and 100003 seven.
+    for (const std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(65536),
+                                std::size_t(65537), std::size_t(100003)}) {
         const std::uint32_t seed = test::shared_seed();
         INFO("n " << n << ", seed " << seed << ", rank " << rank);
         auto out = device_copy(queue, test::values_of<float>(seed, rank, n));
@@ -128,12 +130,14 @@ TEST_CASE("several transfers in flight, wildcards, and messages of one tag kept 
     const int rank = comm.rank(), peer = partner(rank, comm.size());
     const std::uint32_t seed = test::shared_seed();
     INFO("seed " << seed << ", rank " << rank);
-    const std::size_t n = 40000;
+    // The first message travels inline with its header, the others in pieces: the first's header
+    // waits for its download, and the second's must not overtake it.
+    const std::size_t sizes[] = {100, 40000, 40000};
     std::vector<dualrt::Buffer<double>> outs, ins;
     std::vector<dualrt::mpi::Request> sends, receives;
     for (int k = 0; k < 3; ++k) {
-        outs.push_back(device_copy(queue, test::values_of<double>(seed + k, rank, n)));
-        ins.push_back(device_copy(queue, std::vector<double>(n, -0.0)));
+        outs.push_back(device_copy(queue, test::values_of<double>(seed + k, rank, sizes[k])));
+        ins.push_back(device_copy(queue, std::vector<double>(sizes[k], -0.0)));
     }
     // Two messages share tag 3; the third comes from any source with any tag.
     receives.push_back(comm.irecv(queue, ins[0], peer, 3));
@@ -144,7 +148,7 @@ TEST_CASE("several transfers in flight, wildcards, and messages of one tag kept 
     for (auto& send : sends) send.wait();
     for (int k = 0; k < 3; ++k)
         CHECK(test::differences(host_copy(queue, ins[k]),
-                                test::values_of<double>(seed + k, peer, n)) == "");
+                                test::values_of<double>(seed + k, peer, sizes[k])) == "");
 }
 
 TEST_CASE("a receive of another size or type fails on both ranks, and the communicator goes on") {
@@ -164,6 +168,17 @@ TEST_CASE("a receive of another size or type fails on both ranks, and the commun
         CHECK(test::contains(received, "which sent 1000 elements of float (4000 bytes)"));
         CHECK(test::contains(sent, "sent 1000 elements of float (4000 bytes) to rank"));
         CHECK(test::contains(sent, "which expected 999 elements of float"));
+    }
+    SUBCASE("count, in pieces") {
+        auto big = test::rank_device().alloc<float>(100000);
+        auto smaller = test::rank_device().alloc<float>(99999);
+        queue.fill(big, 0.5f);
+        auto receive = comm.irecv(queue, smaller, peer, 24);
+        auto send = comm.isend(queue, big, peer, 24);
+        CHECK(test::contains(error_of([&] { receive.wait(); }),
+                             "expected 99999 elements of float (399996 bytes)"));
+        CHECK(test::contains(error_of([&] { send.wait(); }),
+                             "which expected 99999 elements of float"));
     }
     SUBCASE("type") {
         auto receive = comm.irecv(queue, ints, peer, 22);
