@@ -44,5 +44,27 @@ TAIL=14 run stencil-opencl-shared "${np2[@]}" "${nvocl[@]}" "$bin/mpi_stencil" -
 small=(--width 4096 --height 2048 --steps 20)
 TAIL=14 run stencil-cuda-pocl "$mpirun" -np 1 "${cuda[@]}" "$bin/mpi_stencil" "${small[@]}" : \
   -np 1 "${pocl[@]}" "$bin/mpi_stencil" "${small[@]}"
+
+# Diagnostics of the shared GPU: two processes on one GPU time-slice it (a context at a time), so
+# a rank's halo copies wait for the other rank's kernels. With CUDA MPS both run at once, as two
+# GPUs would. MPS is a user-level daemon (no GPU setting changes); it is stopped at the end.
+if command -v nvidia-cuda-mps-control >/dev/null; then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    TAIL=14 run stencil-cuda-shared-mps "${np2[@]}" "${cuda[@]}" -x CUDA_MPS_PIPE_DIRECTORY \
+      "$bin/mpi_stencil" --share-devices "${grid[@]}"
+    TAIL=12 run bandwidth-cuda-shared-mps "${np2[@]}" "${cuda[@]}" -x CUDA_MPS_PIPE_DIRECTORY \
+      "$bin/mpi_bandwidth" --share-devices --sizes 1M,16M,256M --repetitions 5
+    echo quit | nvidia-cuda-mps-control
+  else
+    echo "MPS did not start"
+  fi
+else
+  echo "no nvidia-cuda-mps-control on this machine"
+fi
+# MPI's own link: Open MPI's shared-memory transports (vader's CMA single copy, UCX).
+TAIL=12 run bandwidth-cuda-shared-ucx "${np2[@]}" "${cuda[@]}" -x OMPI_MCA_pml=ucx \
+  "$bin/mpi_bandwidth" --share-devices --sizes 1M,16M,256M --repetitions 5
 mkdir -p "$out/mpi" && mv "$out"/*.log "$out/mpi/" 2>/dev/null
 exit $status
