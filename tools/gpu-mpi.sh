@@ -36,7 +36,7 @@ TAIL=12 run bandwidth-cuda-pocl "$mpirun" -np 1 "${cuda[@]}" "$bin/mpi_bandwidth
   --sizes 1M,16M,256M --repetitions 3 : -np 1 "${pocl[@]}" "$bin/mpi_bandwidth" \
   --sizes 1M,16M,256M --repetitions 3
 
-grid=(--width 16384 --height 16384 --steps 50)
+grid=(--width 16384 --height 16384 --steps 100 --repetitions 5)
 TAIL=14 run stencil-cuda-shared "${np2[@]}" "${cuda[@]}" "$bin/mpi_stencil" --share-devices \
   "${grid[@]}"
 TAIL=14 run stencil-opencl-shared "${np2[@]}" "${nvocl[@]}" "$bin/mpi_stencil" --share-devices \
@@ -56,6 +56,8 @@ if command -v nvidia-cuda-mps-control >/dev/null; then
       "$bin/mpi_stencil" --share-devices "${grid[@]}"
     TAIL=12 run bandwidth-cuda-shared-mps "${np2[@]}" "${cuda[@]}" -x CUDA_MPS_PIPE_DIRECTORY \
       "$bin/mpi_bandwidth" --share-devices --sizes 1M,16M,256M --repetitions 5
+    TAIL=14 run stencil-opencl-shared-mps "${np2[@]}" "${nvocl[@]}" -x CUDA_MPS_PIPE_DIRECTORY \
+      "$bin/mpi_stencil" --share-devices "${grid[@]}"
     echo quit | nvidia-cuda-mps-control
   else
     echo "MPS did not start"
@@ -63,8 +65,11 @@ if command -v nvidia-cuda-mps-control >/dev/null; then
 else
   echo "no nvidia-cuda-mps-control on this machine"
 fi
-# MPI's own link: Open MPI's shared-memory transports (vader's CMA single copy, UCX).
-TAIL=12 run bandwidth-cuda-shared-ucx "${np2[@]}" "${cuda[@]}" -x OMPI_MCA_pml=ucx \
-  "$bin/mpi_bandwidth" --share-devices --sizes 1M,16M,256M --repetitions 5
+# MPI's own link: Open MPI's shared-memory transport with and without its single copy (CMA).
+for copy in cma none; do
+  TAIL=8 run bandwidth-cuda-shared-vader-$copy "${np2[@]}" "${cuda[@]}" \
+    -x OMPI_MCA_btl_vader_single_copy_mechanism=$copy "$bin/mpi_bandwidth" --share-devices \
+    --sizes 1M,16M,256M --repetitions 5
+done
 mkdir -p "$out/mpi" && mv "$out"/*.log "$out/mpi/" 2>/dev/null
 exit $status

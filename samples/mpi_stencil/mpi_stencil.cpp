@@ -28,21 +28,26 @@ using mpi_stencil::StepMode;
 
 struct Setup {
     int rank = 0, ranks = 1;
-    int warmup = 3, steps = 50;
+    int warmup = 3, steps = 50, repetitions = 3;
 };
 
-// Milliseconds per step of `steps` steps after `warmup`, the slowest rank's (every rank's clock
-// covers the same barriers).
-double time_steps(JacobiBlock& block, StepMode mode, MPI_Comm comm, int warmup, int steps) {
-    for (int s = 0; s < warmup; ++s) block.step(mode);
+// Milliseconds per step: the median over `repetitions` batches of `steps` steps, after `warmup`
+// steps, each batch timed from a barrier to the slowest rank's end.
+double time_steps(JacobiBlock& block, StepMode mode, MPI_Comm comm, const Setup& setup) {
+    for (int s = 0; s < setup.warmup; ++s) block.step(mode);
     block.finish();
-    MPI_Barrier(comm);
-    const double start = MPI_Wtime();
-    for (int s = 0; s < steps; ++s) block.step(mode);
-    block.finish();
-    double seconds = MPI_Wtime() - start;
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return steps > 0 ? seconds * 1e3 / steps : 0.0;
+    std::vector<double> per_step;
+    for (int r = 0; r < setup.repetitions; ++r) {
+        MPI_Barrier(comm);
+        const double start = MPI_Wtime();
+        for (int s = 0; s < setup.steps; ++s) block.step(mode);
+        block.finish();
+        double seconds = MPI_Wtime() - start;
+        MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+        per_step.push_back(seconds * 1e3 / setup.steps);
+    }
+    std::sort(per_step.begin(), per_step.end());
+    return per_step[per_step.size() / 2];
 }
 
 // Every rank's rows, gathered on rank 0 in order (others get an empty vector).
@@ -90,12 +95,14 @@ int run(int argc, char** argv, Setup& setup) {
                      4096, 1, 1 << 22);
     args.add_integer("steps", "N", "timed steps per run", 50, 1, 1000000);
     args.add_integer("warmup", "N", "untimed steps before each timed run", 3, 0, 1000);
+    args.add_integer("repetitions", "N", "timed batches of --steps per run (median)", 3, 1, 100);
     args.add_flag("share-devices", "let ranks of a node share a device (more ranks than devices)");
     args.add_flag("no-weak", "skip the weak-scaling run (each rank a full --height grid)");
     const auto exit_code = dualrt::samples::parse_on_every_rank(args, argc, argv, setup.rank);
     if (exit_code) return *exit_code;
     setup.steps = static_cast<int>(args.integer("steps"));
     setup.warmup = static_cast<int>(args.integer("warmup"));
+    setup.repetitions = static_cast<int>(args.integer("repetitions"));
 
     const dualrt::Device device = dualrt::samples::device_of_rank(
         args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
@@ -109,7 +116,7 @@ int run(int argc, char** argv, Setup& setup) {
     grid.rows = static_cast<std::size_t>(args.integer("height"));
     grid.seed = std::random_device{}();
     MPI_Bcast(&grid.seed, 1, MPI_UINT32_T, 0, MPI_COMM_WORLD);
-    const int total_steps = setup.warmup + setup.steps;
+    const int total_steps = setup.warmup + setup.repetitions * setup.steps;
 
     // One rank alone on the whole grid (rank 0; the others wait): the reference result and the
     // baseline of strong scaling.
@@ -119,7 +126,7 @@ int run(int argc, char** argv, Setup& setup) {
     std::vector<float> single_rows;
     if (root) {
         JacobiBlock block(device, nullptr, grid, 0, 1);
-        single_ms = time_steps(block, StepMode::overlapped, alone, setup.warmup, setup.steps);
+        single_ms = time_steps(block, StepMode::overlapped, alone, setup);
         single_rows = block.rows();
         MPI_Comm_free(&alone);
     }
@@ -130,12 +137,12 @@ int run(int argc, char** argv, Setup& setup) {
     {
         JacobiBlock block(device, &comm, grid, setup.rank, setup.ranks);
         overlapped_ms =
-            time_steps(block, StepMode::overlapped, MPI_COMM_WORLD, setup.warmup, setup.steps);
+            time_steps(block, StepMode::overlapped, MPI_COMM_WORLD, setup);
         distributed = gather_rows(block.rows(), setup);
         compute_ms =
-            time_steps(block, StepMode::compute_only, MPI_COMM_WORLD, setup.warmup, setup.steps);
+            time_steps(block, StepMode::compute_only, MPI_COMM_WORLD, setup);
         exchange_ms =
-            time_steps(block, StepMode::exchange_only, MPI_COMM_WORLD, setup.warmup, setup.steps);
+            time_steps(block, StepMode::exchange_only, MPI_COMM_WORLD, setup);
     }
 
     // Weak scaling: every rank holds --height rows, the grid grows with the ranks.
@@ -144,8 +151,7 @@ int run(int argc, char** argv, Setup& setup) {
         Grid wide = grid;
         wide.rows = grid.rows * static_cast<std::size_t>(setup.ranks);
         JacobiBlock block(device, &comm, wide, setup.rank, setup.ranks);
-        weak_ms = time_steps(block, StepMode::overlapped, MPI_COMM_WORLD, setup.warmup,
-                             setup.steps);
+        weak_ms = time_steps(block, StepMode::overlapped, MPI_COMM_WORLD, setup);
     }
 
     int failed = 0;
@@ -153,7 +159,8 @@ int run(int argc, char** argv, Setup& setup) {
         const std::size_t differ = count_differences(distributed, single_rows);
         std::cout << "grid " << grid.width << " x " << grid.rows << " floats ("
                   << fixed(static_cast<double>(grid.width * grid.rows * 4) / (1 << 20), 1)
-                  << " MiB), " << setup.ranks << " ranks, " << setup.steps << " timed steps after "
+                  << " MiB), " << setup.ranks << " ranks; per run the median of "
+                  << setup.repetitions << " batches of " << setup.steps << " steps, after "
                   << setup.warmup << "\n";
         std::cout << (differ == 0 ? "the distributed grid equals one rank's bit for bit after "
                                   : "MISMATCH: ")
