@@ -58,6 +58,7 @@ TEST_CASE("pipeline events: with lanes and pinned memory a chunk is its enqueues
     CHECK(run.counts.device_copies == n);
     CHECK(run.counts.queue_waits == 0);
     CHECK(run.counts.host_waits == 0);
+    CHECK(run.counts.marks == 0);
     // The start, each lane's end, and four points per timed chunk (none is chunk 0 here).
     CHECK(run.counts.records == 1 + lanes + 4 * run.report.timed_chunks);
     // One poll per lane at its first chunk, so that an OpenCL queue is flushed.
@@ -72,16 +73,17 @@ TEST_CASE("pipeline events: stage queues wait between stages, and for a reused b
         INFO(run.report.summary());
         CHECK(run.correct);
         const bool three = mode == dualrt::PipelineMode::three_queues;
-        const std::size_t depth = three ? 3 : 2;
+        const std::size_t depth = three ? 4 : 2;
         // Compute after upload, download after compute; with three queues also an upload into
         // a buffer after the download that used it last (one copy queue keeps that order).
         CHECK(run.counts.queue_waits == 2 * n + (three ? n - depth : 0));
         CHECK(run.counts.host_waits == 0);
         CHECK(run.counts.polls == 0);
-        // The start, the end, four points per timed chunk, and one point after each untimed
-        // chunk's compute for its download to wait on.
+        // Timed events only at the start, the end and four per timed chunk; after each untimed
+        // chunk's compute one untimed mark for its download to wait on, no timed event.
         const std::size_t timed = run.report.timed_chunks;
-        CHECK(run.counts.records == 2 + 4 * timed + (n - timed));
+        CHECK(run.counts.records == 2 + 4 * timed);
+        CHECK(run.counts.marks == n - timed);
     }
 }
 

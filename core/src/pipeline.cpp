@@ -20,6 +20,10 @@ namespace {
 // Lanes are queues: beyond this many, more would only cost device memory and scheduling.
 constexpr std::size_t max_lanes = 16;
 constexpr std::size_t default_lanes = 4;
+// Three stage queues keep this many chunks in flight by default: one more than the stages, so an
+// upload into a reused buffer need not wait for a download that ends just as it could start
+// (with 3, any jitter of one stage stalled the other two; GPU run F, small chunks).
+constexpr std::size_t default_three_queue_depth = 4;
 // Pinned staging buffers per staged array: two more than the chunks in flight, so the host's
 // memcpy can run two chunks ahead of the device.
 constexpr std::size_t extra_staging_slots = 2;
@@ -105,8 +109,10 @@ Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_un
                                        " with lanes would make as many queues; expected at "
                                        "most " + std::to_string(max_lanes));
     const std::size_t fixed_queues = queue_count(s.mode, 0);
-    s.depth = options.depth != 0 ? options.depth
-                                 : (s.mode == PipelineMode::lanes ? default_lanes : fixed_queues);
+    s.depth = options.depth != 0                          ? options.depth
+              : s.mode == PipelineMode::lanes          ? default_lanes
+              : s.mode == PipelineMode::three_queues   ? default_three_queue_depth
+                                                       : fixed_queues;
     s.queues.mode = s.mode;
     for (std::size_t q = 0; q < queue_count(s.mode, s.depth); ++q)
         s.queues.queues.push_back(s.device.create_queue());
