@@ -7,10 +7,16 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 namespace {
+
+bool test_contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 struct Counted {
     dualrt::PipelineReport report;
@@ -107,4 +113,55 @@ TEST_CASE("pipeline events: pageable memory waits only to reuse pinned staging b
     CHECK(run.counts.queue_waits == 0);
     // A refill waits for the upload that last read its buffer; a copy-out for its download.
     CHECK(run.counts.host_waits == (n - staging_slots) + n);
+}
+
+TEST_CASE("pipeline events: auto whose timings say nothing learns three runs, then runs a safe "
+          "plan of equal chunks with no learning windows") {
+    // The counting backend's timed events all read 0 ms: the copies never grow with the chunk.
+    auto backend = std::make_shared<test::counting::Device>();
+    const dualrt::Device device(backend);
+    dualrt::Pipeline pipeline(device);  // lanes, automatic chunking, sampled timing
+    const std::size_t n = std::size_t{8} << 20, lanes = 4;  // 32 MiB of floats each way
+    std::vector<float> in(n), out(n);
+    std::iota(in.begin(), in.end(), 1.0f);
+    const auto run = [&] {
+        backend->counts = {};
+        std::fill(out.begin(), out.end(), std::nanf(""));
+        const auto report = pipeline.run(
+            dualrt::inputs(dualrt::HostArray<const float>(in.data(), n, true)),
+            dualrt::outputs(dualrt::HostArray<float>(out.data(), n, true)), [](auto& chunk) {
+                chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
+            });
+        CHECK(out == in);
+        return report;
+    };
+    std::vector<std::size_t> learning_sizes;
+    for (int learning = 0; learning < 3; ++learning) {
+        const auto report = run();
+        INFO(report.chunking);
+        CHECK((learning == 0 ? test_contains(report.chunking, "first run of this layout")
+                             : test_contains(report.chunking, "still learning")));
+        // Two windows: 3 chunks in the middle, the last 4; four timed events each, the start
+        // and each lane's end.
+        CHECK(report.timed_chunks == 7);
+        CHECK(backend->counts.records == 1 + lanes + 4 * 7);
+        CHECK(backend->counts.queue_waits == 0);
+        CHECK(backend->counts.marks == 0);
+        learning_sizes.push_back(report.chunk_elements);
+    }
+    // The learning runs' largest chunks differ from run to run.
+    std::sort(learning_sizes.begin(), learning_sizes.end());
+    CHECK(learning_sizes[1] > learning_sizes[0]);
+    CHECK(learning_sizes[2] > learning_sizes[1]);
+
+    const auto safe = run();
+    INFO(safe.chunking);
+    CHECK(test_contains(safe.chunking, "a safe plan"));
+    CHECK(safe.predicted_ms == 0.0);
+    for (std::size_t size : safe.chunk_sizes) CHECK(size == safe.chunk_sizes.front());
+    // 32 MiB in chunks of a 32nd, at least 1 MiB: 32 chunks.
+    CHECK(safe.chunks == 32);
+    // Only what the credit of earlier runs pays for: at most one window of three chunks.
+    CHECK(safe.timed_chunks <= 3);
+    CHECK(backend->counts.records == 1 + lanes + 4 * safe.timed_chunks);
 }

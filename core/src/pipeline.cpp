@@ -154,6 +154,11 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
         for (const auto& array : *side) widest = std::max(widest, array.elem_size);
     detail::PlanRequest request{arrays.count, halo.row_width(), widest,
                                 halo.before() + halo.after()};
+    std::size_t bytes = 0;  // over the bus, for what learning may cost
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) bytes += arrays.count * array.elem_size;
+    request.can_learn = s.options.timing == PipelineTiming::every_chunk ||
+                        detail::learning_affordable(bytes, s.record_ms);
     const std::size_t staging_slots = s.depth + extra_staging_slots;
     detail::ScheduleShape shape{s.mode, s.depth, 0};
     for (const auto& array : arrays.inputs)
@@ -182,9 +187,13 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
     s.output_staging.ensure(s.device, staging_slots, output_staged);
 
     // The run.
+    // A layout's first run with fixed chunks times windows too: the report estimates untimed
+    // chunks' stages from the model. (Automatic chunking decides that in its plan: a short
+    // run takes the safe plan, untimed.)
     const bool first_of_layout = model.samples[detail::upload_stage].size() == 0;
+    const bool fixed = s.options.chunking.kind() != Chunking::Kind::automatic;
     std::vector<bool> timed = detail::choose_timed_chunks(
-        extents.size(), s.options.timing, plan.learning || first_of_layout, model.runs,
+        extents.size(), s.options.timing, plan.learning || (first_of_layout && fixed), model.runs,
         s.record_ms, model.timing_credit_ms);
     detail::RunTiming timing(std::move(timed), s.mode);
     detail::ChunkScheduler scheduler(s.queues, s.slots, s.input_staging, s.output_staging,
