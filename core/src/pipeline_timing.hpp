@@ -85,9 +85,10 @@ inline constexpr double learning_share = 0.5;
 bool learning_affordable(std::size_t bytes, double record_ms);
 
 // Which chunks a run times. every_chunk: all. sampled: in a learning run, a window of 3 chunks
-// in the middle and one of the last 4 (a shaped plan's shrinking end: three more sizes); afterwards one window per run
-// where `credit_ms` covers its estimated cost (`record_ms` per timed event), taking turns between
-// middle and end across runs (`run_number`). Spends from `credit_ms`.
+// in the middle and one of the last 4 (a shaped plan's shrinking end: three more sizes); in
+// other runs one window where `credit_ms` covers its estimated cost (`record_ms` per timed
+// event), taking turns between middle and end across runs (`run_number`). Spends from
+// `credit_ms`.
 std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
                                       std::size_t run_number, double record_ms,
                                       double& credit_ms);
