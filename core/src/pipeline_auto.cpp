@@ -155,7 +155,7 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                    " (equal chunks at best " + format_ms(choice.uniform_ms) + ")";
         return plan;
     }
-    const std::size_t body = probe_body(request);
+    const std::size_t body = std::max(probe_body(request), limits.smallest);  // halo included
     if (model.runs >= learning_runs || !request.can_learn) {
         // The timings still tell nothing usable (a CPU device, a noisy clock), or timing would
         // cost this run more than it is worth (a short one): equal chunks of the first run's
