@@ -186,14 +186,37 @@ int main() {
     std::printf("semaphore entry points: %s\n",
                 create_sem && sem_fd && signal && wait ? "found" : "MISSING");
     if (create_sem && sem_fd && signal && wait) {
-        cl_semaphore_properties_khr sp[] = {
-            CL_SEMAPHORE_TYPE_KHR, CL_SEMAPHORE_TYPE_BINARY_KHR,
-            CL_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR,
-            CL_SEMAPHORE_EXPORT_HANDLE_TYPES_LIST_END_KHR,
-            CL_DEVICE_HANDLE_LIST_KHR, (cl_semaphore_properties_khr)cldev,
-            CL_DEVICE_HANDLE_LIST_END_KHR, 0};
-        cl_semaphore_khr sem = create_sem(clctx, sp, &err);
-        std::printf("clCreateSemaphoreWithPropertiesKHR: %d\n", err);
+        // NVIDIA's driver refused the full property list once (CL_INVALID_PROPERTY): try it
+        // without the device list, then without the export list, to see which part it refuses.
+        const cl_semaphore_properties_khr variants[3][9] = {
+            {CL_SEMAPHORE_TYPE_KHR, CL_SEMAPHORE_TYPE_BINARY_KHR,
+             CL_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR,
+             CL_SEMAPHORE_EXPORT_HANDLE_TYPES_LIST_END_KHR, CL_DEVICE_HANDLE_LIST_KHR,
+             (cl_semaphore_properties_khr)cldev, CL_DEVICE_HANDLE_LIST_END_KHR, 0},
+            {CL_SEMAPHORE_TYPE_KHR, CL_SEMAPHORE_TYPE_BINARY_KHR,
+             CL_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR,
+             CL_SEMAPHORE_EXPORT_HANDLE_TYPES_LIST_END_KHR, 0},
+            {CL_SEMAPHORE_TYPE_KHR, CL_SEMAPHORE_TYPE_BINARY_KHR, 0}};
+        cl_semaphore_khr sem = nullptr;
+        for (int v = 0; v < 3 && !sem; ++v) {
+            sem = create_sem(clctx, variants[v], &err);
+            std::printf("clCreateSemaphoreWithPropertiesKHR, variant %d: %d\n", v, err);
+            if (v == 2 && sem) err = -1;  // not exportable: nothing to import into CUDA
+        }
+        for (const cl_device_info query : {CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR,
+                                           CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR}) {
+            char types[256] = {};
+            size_t size = 0;
+            clGetDeviceInfo(cldev, query, sizeof types, types, &size);
+            std::printf("device semaphore %s handle types:",
+                        query == CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR ? "export" : "import");
+            for (size_t i = 0; i + 4 <= size; i += 4) {
+                unsigned t = 0;
+                std::memcpy(&t, types + i, 4);
+                std::printf(" 0x%x", t);
+            }
+            std::printf("\n");
+        }
         int sfd = -1;
         if (err == CL_SUCCESS) {
             err = sem_fd(sem, cldev, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR, sizeof sfd, &sfd, nullptr);
