@@ -82,15 +82,16 @@ void JacobiBlock::exchange() {
 void JacobiBlock::step(StepMode mode) {
     const std::size_t n = rows_.count;
     if (mode != StepMode::exchange_only) {
-        // Border rows (1 and n) after the previous interior sweep, which read rows they are
-        // beside; interior rows (2 .. n - 1) after the previous border sweep, for the same
-        // reason. Neither waits for the exchange: only the next border sweep reads halo rows.
-        const dualrt::Event previous_border = border_done_;
+        // Border rows (1 and n) after the previous interior sweep, which read rows beside them.
+        // The interior rows (2 .. n - 1) need only the previous border sweep, but they wait for
+        // this one: it is short, and once it is done its exchange runs during the whole interior
+        // sweep, instead of whenever the GPU finds room for it beside that large kernel. Neither
+        // waits for the exchange: only the next border sweep reads halo rows.
         if (interior_done_.valid()) edge_.wait(interior_done_);
         launch_rows(edge_, 1, 1, border_done_);
         if (n > 1) launch_rows(edge_, n, 1, border_done_);
         if (n > 2) {
-            if (previous_border.valid()) interior_.wait(previous_border);
+            interior_.wait(border_done_);
             launch_rows(interior_, 2, n - 2, interior_done_);
         }
     }
