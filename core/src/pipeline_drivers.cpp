@@ -1,0 +1,307 @@
+#include "pipeline_drivers.hpp"
+
+#include "errors.hpp"
+#include "pipeline_auto.hpp"
+#include "pipeline_checks.hpp"
+#include "pipeline_dispatch.hpp"
+#include "pipeline_report.hpp"
+#include "pipeline_timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace dualrt::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+// Pinned staging buffers per staged array, as a Pipeline of one device keeps (pipeline.cpp).
+constexpr std::size_t extra_staging_slots = 2;
+
+// What one device did in one run.
+struct DeviceRun {
+    std::vector<ChunkExtent> extents;  // its chunks, in the order it took them
+    Clock::time_point started;
+    std::exception_ptr error;
+};
+
+// The error of device `label`, rethrown as a dualrt::Error that names it.
+[[noreturn]] void rethrow_naming(const std::exception_ptr& error, const std::string& label) {
+    const std::string where = "on " + label + " of a Pipeline over several devices";
+    try {
+        std::rethrow_exception(error);
+    } catch (const Error& e) {
+        ErrorInfo info = e.info();
+        info.context = info.context.empty() ? where : info.context + "; " + where;
+        raise(std::move(info));
+    } catch (const std::exception& e) {
+        ErrorInfo info;
+        info.errc = Errc::backend_failure;
+        info.backend = "dualrt";
+        info.call = "Pipeline::run";
+        info.detail = std::string("the compute function threw: ") + e.what();
+        info.context = where;
+        raise(std::move(info));
+    }
+}
+
+}  // namespace
+
+std::string device_rows_text(const PipelineReport& report) {
+    if (report.devices.empty()) return {};
+    std::string text;
+    char line[512];
+    for (const PipelineDeviceRow& row : report.devices) {
+        std::snprintf(line, sizeof line,
+                      "device %zu, %s: %zu chunks, %zu elements (%.1f%%); upload %.3f ms, "
+                      "compute %.3f ms, download %.3f ms; measured %.3f ms from +%.3f ms\n",
+                      row.device_index, row.device.c_str(), row.chunks, row.elements,
+                      100.0 * static_cast<double>(row.elements) /
+                          static_cast<double>(std::max<std::size_t>(1, [&] {
+                              std::size_t all = 0;
+                              for (const auto& r : report.devices) all += r.elements;
+                              return all;
+                          }())),
+                      row.upload_ms, row.compute_ms, row.download_ms, row.measured_ms,
+                      row.start_ms);
+        text += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "%.2fx the fastest device alone (estimated from its throughput in this run: "
+                  "%.3f ms)\n",
+                  report.device_speedup(), report.fastest_alone_ms);
+    return text + line;
+}
+
+void check_device_list(const std::vector<Device>& devices, const char* operation) {
+    if (devices.empty())
+        raise_argument(operation, "the list of devices is empty; expected at least one Device "
+                                  "(dualrt::devices() lists them all)");
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        if (!devices[d].valid())
+            raise_argument(operation, "device " + std::to_string(d) + " of the list is an empty "
+                                      "Device; expected devices from dualrt::devices()");
+        for (std::size_t e = 0; e < d; ++e)
+            if (devices[e] == devices[d])
+                raise_argument(operation, device_label(devices[d].info()) + " is listed twice "
+                               "(at " + std::to_string(e) + " and " + std::to_string(d) +
+                               "); expected each device once");
+    }
+}
+
+DeviceDrivers::DeviceDrivers(std::vector<Device> devices, PipelineQueues first_queues,
+                             std::size_t depth, const PipelineOptions& options)
+    : devices_(std::move(devices)), options_(options), mode_(first_queues.mode), depth_(depth) {
+    drivers_.resize(devices_.size());
+    for (std::size_t d = 0; d < devices_.size(); ++d) {
+        Driver& driver = drivers_[d];
+        driver.device = devices_[d];
+        driver.label = device_label(driver.device.info());
+        driver.track = std::string(to_string(driver.device.backend())) + " " +
+                       std::to_string(driver.device.info().index);
+        if (d == 0) {
+            driver.queues = std::move(first_queues);
+            continue;
+        }
+        driver.queues.mode = mode_;
+        for (std::size_t q = 0; q < drivers_[0].queues.queues.size(); ++q)
+            driver.queues.queues.push_back(driver.device.create_queue());
+    }
+}
+
+DeviceDrivers::~DeviceDrivers() = default;
+
+PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_count,
+                                  const HostSide* outputs, std::size_t output_count,
+                                  const Halo& halo, const ChunkFunction& compute) {
+    const auto started = Clock::now();
+    const char* op = "Pipeline::run";
+    const RunArrays arrays =
+        checked_arrays(inputs, input_count, outputs, output_count, halo, options_.in_place, op);
+    RunFacts facts;
+    facts.mode = mode_;
+    facts.depth = depth_;
+    facts.input_arrays = input_count;
+    facts.output_arrays = output_count;
+    for (const Driver& driver : drivers_) facts.queues += driver.queues.queues.size();
+    if (arrays.count == 0) {
+        PipelineReport empty = make_report(facts, {}, {}, {}, 0);
+        empty.chunking = "empty arrays: nothing to run";
+        return empty;
+    }
+
+    // The plan: the one the fastest device (as measured so far) would run alone.
+    const std::string key = layout_key(arrays);
+    std::vector<double> prior_rates;
+    std::size_t planner = 0;
+    for (std::size_t d = 0; d < drivers_.size(); ++d) {
+        prior_rates.push_back(drivers_[d].rates[key]);
+        if (prior_rates[d] > prior_rates[planner]) planner = d;
+    }
+    std::size_t widest = 1;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
+    const PlanRequest request{arrays.count, halo.row_width(), widest,
+                              halo.before() + halo.after()};
+    const std::size_t staging_slots = depth_ + extra_staging_slots;
+    ScheduleShape shape{mode_, depth_, 0};
+    for (const auto& array : arrays.inputs)
+        if (!array.pinned) shape.staging_slots = staging_slots;
+    const PlanDecision plan =
+        choose_plan(options_.chunking, request, drivers_[planner].models[key], shape, op);
+    if (options_.chunking.kind() != Chunking::Kind::automatic) check_halo_fits(halo, plan.sizes, op);
+    const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
+
+    // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
+    const std::size_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
+    const std::size_t input_elements =
+        std::min(arrays.count, largest + halo.before() + halo.after());
+    std::vector<std::size_t> input_bytes, output_bytes, input_staged, output_staged;
+    for (const auto& array : arrays.inputs) {
+        input_bytes.push_back(input_elements * array.elem_size);
+        input_staged.push_back(array.pinned ? 0 : input_bytes.back());
+    }
+    for (const auto& array : arrays.outputs) {
+        output_bytes.push_back(largest * array.elem_size);
+        output_staged.push_back(array.pinned ? 0 : output_bytes.back());
+    }
+    for (Driver& driver : drivers_) {
+        driver.slots.ensure(driver.device, depth_, input_bytes, output_bytes, options_.in_place);
+        driver.input_staging.ensure(driver.device, staging_slots, input_staged);
+        driver.output_staging.ensure(driver.device, staging_slots, output_staged);
+    }
+
+    // The run: one thread per device beyond the first, which runs on the calling thread. Every
+    // chunk is timed: each device's report needs its own stage times, and its events are few
+    // next to its chunks' work.
+    // Pieces split off chunks for devices of unknown speed are whole rows, and no smaller than
+    // the halo's reach.
+    const std::size_t granule = halo.row_width();
+    const std::size_t reach = std::max<std::size_t>(1, std::max(halo.before(), halo.after()));
+    ChunkDealer dealer(extents, prior_rates, granule, (reach + granule - 1) / granule * granule);
+    const std::size_t n = drivers_.size();
+    std::vector<DeviceRun> runs(n);
+    std::vector<std::unique_ptr<DealtChunks>> sources;
+    std::vector<std::unique_ptr<RunTiming>> timings;
+    std::vector<std::unique_ptr<ChunkScheduler>> schedulers;
+    std::vector<ChunkFunction> computes(n);
+    std::mutex failure_mutex;
+    std::size_t first_failure = n;
+    for (std::size_t d = 0; d < n; ++d) {
+        Driver& driver = drivers_[d];
+        sources.push_back(std::make_unique<DealtChunks>(dealer, d));
+        timings.push_back(
+            std::make_unique<RunTiming>(std::vector<bool>(extents.size(), true), mode_));
+        const DealtChunks& source = *sources[d];
+        computes[d] = [&compute, &source, d](const ChunkViews& views) {
+            ChunkViews placed = views;
+            placed.index = source.global_indices()[views.index];
+            placed.device_index = d;
+            compute(placed);
+        };
+        schedulers.push_back(std::make_unique<ChunkScheduler>(
+            driver.queues, driver.slots, driver.input_staging, driver.output_staging,
+            staging_slots, arrays, *timings[d], computes[d]));
+    }
+    const auto drive = [&](std::size_t d) {
+        runs[d].started = Clock::now();
+        try {
+            schedulers[d]->run(*sources[d], runs[d].extents);
+        } catch (...) {
+            runs[d].error = std::current_exception();
+            dealer.stop();
+            std::lock_guard<std::mutex> lock(failure_mutex);
+            if (first_failure == n) first_failure = d;
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t d = 1; d < n; ++d) threads.emplace_back(drive, d);
+    drive(0);
+    for (std::thread& thread : threads) thread.join();
+    if (first_failure < n) rethrow_naming(runs[first_failure].error, drivers_[first_failure].label);
+
+    // Each device's report, as a Pipeline of that device alone makes it, and what it teaches.
+    const auto first_start = std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) {
+                                 return a.started < b.started;
+                             })->started;
+    PipelineReport total = make_report(facts, dealer.dealt(), {}, {}, 0);
+    double bound_rate = 0.0, best_rate = 0.0, end_ms = 0.0;
+    std::size_t timed = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+        Driver& driver = drivers_[d];
+        const std::vector<ChunkExtent>& mine = runs[d].extents;
+        LayoutModel& model = driver.models[key];
+        const ResolvedTiming resolved = timings[d]->resolve(mine);
+        for (const auto& duration : resolved.durations)
+            if (duration.known_start && duration.in_order)
+                model.samples[duration.stage].add(static_cast<double>(mine[duration.chunk].count),
+                                                  duration.ms);
+        for (std::size_t i = 0; i < mine.size(); ++i)
+            model.samples[host_stage].add(static_cast<double>(mine[i].count),
+                                          schedulers[d]->host_ms()[i]);
+        if (!mine.empty()) ++model.runs;
+        RunFacts own = facts;
+        own.queues = driver.queues.queues.size();
+        const PipelineReport report = make_report(own, mine, resolved, model.fit(), 0);
+
+        PipelineDeviceRow row;
+        row.device_index = d;
+        row.device = driver.label;
+        row.chunks = mine.size();
+        for (const ChunkExtent& chunk : mine) row.elements += chunk.count;
+        row.upload_ms = report.upload_ms;
+        row.compute_ms = report.compute_ms;
+        row.download_ms = report.download_ms;
+        row.measured_ms = report.measured_ms;
+        row.start_ms = ms_between(first_start, runs[d].started);
+        if (row.elements_per_ms() > 0.0) driver.rates[key] = row.elements_per_ms();
+        best_rate = std::max(best_rate, row.elements_per_ms());
+        if (report.bound_ms > 0.0) bound_rate += static_cast<double>(row.elements) /
+                                                 report.bound_ms;
+        if (!mine.empty()) end_ms = std::max(end_ms, row.start_ms + row.measured_ms);
+        timed += report.timed_chunks;
+
+        total.upload_ms += row.upload_ms;
+        total.compute_ms += row.compute_ms;
+        total.download_ms += row.download_ms;
+        total.device_bytes += driver.slots.device_bytes();
+        total.staged_input = total.staged_input || driver.input_staging.any();
+        total.staged_output = total.staged_output || driver.output_staging.any();
+        const std::size_t first_track = total.timeline.tracks.size();
+        for (const std::string& track : report.timeline.tracks)
+            total.timeline.tracks.push_back(driver.track + " " + track);
+        // resolve() makes one span per duration, in the same order: the chunk of span k is
+        // durations[k].chunk, named here by its index in the whole run.
+        for (std::size_t k = 0; k < resolved.timeline.spans.size(); ++k) {
+            TraceSpan span = resolved.timeline.spans[k];
+            span.track += first_track;
+            span.name = driver.track + " " + span.category + " " +
+                        std::to_string(sources[d]->global_indices()[resolved.durations[k].chunk]);
+            span.start_ms += row.start_ms;
+            span.end_ms += row.start_ms;
+            total.timeline.spans.push_back(std::move(span));
+        }
+        total.devices.push_back(std::move(row));
+    }
+    total.serial_ms = total.upload_ms + total.compute_ms + total.download_ms;
+    total.bound_ms = bound_rate > 0.0 ? static_cast<double>(arrays.count) / bound_rate : 0.0;
+    total.measured_ms = end_ms;
+    total.fastest_alone_ms = best_rate > 0.0 ? static_cast<double>(arrays.count) / best_rate : 0.0;
+    total.timed_chunks = timed;
+    total.timing = "every stage of every chunk timed (on every device)";
+    total.chunking = plan.how + ", dealt to " + std::to_string(n) +
+                     " devices as each was ready (planned for " + drivers_[planner].label + ")";
+    total.predicted_ms = 0.0;
+    total.host_ms = ms_between(started, Clock::now());
+    return total;
+}
+
+}  // namespace dualrt::detail
