@@ -157,7 +157,8 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         if (!array.pinned) shape.staging_slots = staging_slots;
     const PlanDecision plan =
         choose_plan(options_.chunking, request, drivers_[planner].models[key], shape, op);
-    if (options_.chunking.kind() != Chunking::Kind::automatic) check_halo_fits(halo, plan.sizes, op);
+    if (options_.chunking.kind() != Chunking::Kind::automatic)
+        check_halo_fits(halo, plan.sizes, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 
     // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
@@ -198,8 +199,10 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         sources.push_back(std::make_unique<DealtChunks>(dealer, d));
-        timings.push_back(
-            std::make_unique<RunTiming>(std::vector<bool>(extents.size(), true), mode_));
+        // Room to time every chunk a device may take: the plan's, and the pieces split off
+        // them for devices of unknown speed (one each, rarely two).
+        timings.push_back(std::make_unique<RunTiming>(
+            std::vector<bool>(extents.size() + 2 * n, true), mode_));
         const DealtChunks& source = *sources[d];
         computes[d] = [&compute, &source, d](const ChunkViews& views) {
             ChunkViews placed = views;

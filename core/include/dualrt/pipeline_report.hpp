@@ -85,7 +85,10 @@ struct PipelineReport {
     /// An estimate of the time the fastest device alone would take for the whole run: every
     /// element at the best per-device throughput of this run (PipelineDeviceRow::
     /// elements_per_ms). An estimate, not a measurement: run a Pipeline of that one device to
-    /// measure it. (A device that ran few chunks reads slower than it is, never faster.)
+    /// measure it. It reads high where the devices share what limits them (a CPU device uses
+    /// the host's cores and memory bandwidth, which pageable staging for a GPU needs too), since
+    /// each device's throughput is measured while sharing; a device that ran few chunks reads
+    /// slower than it is.
     double fastest_alone_ms = 0.0;
     /// fastest_alone_ms / measured_ms: what the other devices added (0 with one device).
     double device_speedup() const {
