@@ -110,7 +110,8 @@ public:
     /// queues and buffers as above. A run deals its chunks from one shared list, in array order,
     /// to whichever device is ready for another first; a device measured slower than the others
     /// takes a chunk only if it would finish it before they would finish the rest, so a slow
-    /// device never holds back a fast one. The compute function is the same for all: a chunk's
+    /// device never holds back a fast one (rates are measured as chunks finish and kept between
+    /// runs; a device of unknown speed first takes an eighth of a chunk). The compute function is the same for all: a chunk's
     /// `queue` is on its device, and `chunk.device_index` (its position in `devices`) picks the
     /// Kernel loaded on that device. It is called from one thread per device (for each device,
     /// in the order of its chunks), so calls for different devices may overlap. Every chunk is
