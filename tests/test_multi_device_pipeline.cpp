@@ -319,7 +319,7 @@ TEST_CASE("multi-device pipeline: a much slower device gets no more than its sha
         const std::size_t fast = 1 - slow;
         const std::vector<dualrt::Device> pair{devices[0], devices[1]};
         auto pipeline = make_pipeline(pair, PipelineMode::automatic, Chunking::count(48));
-        for (int run = 0; run < 2; ++run) {
+        for (int run = 0; run < 3; ++run) {
             CAPTURE(run);
             std::vector<float> c(n, test::poison_float());
             const auto report =
@@ -342,6 +342,11 @@ TEST_CASE("multi-device pipeline: a much slower device gets no more than its sha
             // The probe, then only what it can finish while the fast one does the rest.
             CHECK(report.devices[slow].chunks <= 6);
             CHECK(report.devices[slow].elements <= n / 8);
+            // The third run measures the fastest device alone, to compare (MixChoice).
+            if (run == 2) {
+                CHECK(report.devices[slow].chunks == 0);
+                CHECK(test::contains(report.chunking, "all on " + report.devices[fast].device));
+            }
         }
     }
 }

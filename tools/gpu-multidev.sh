@@ -5,7 +5,10 @@
 # runs the multi-device suite and the multi_device sample's CTest entries serially, then the
 # sample on 1 GiB streams: CUDA alone, PoCL alone and both together; NVIDIA OpenCL alone, PoCL
 # alone and both together (pageable host memory); the CUDA pair again from pinned memory. Each
-# device alone runs beside its hand-written native stream (bench/) in the same run. About 5
+# device alone runs beside its hand-written native stream (bench/), and the devices together
+# beside the native streams on a fixed split, in the same run. Five timed runs after one untimed:
+# a Pipeline over several devices measures its second run with every device and its third with
+# the fastest alone, then keeps the better, so the median is the way it settles on. About 5
 # minutes on a fresh machine (the build takes most of it).
 # Writes under $OUT/multidev (else /tmp/dualrt-gpu/multidev): build.log, one log per step, the
 # sample's tables (multi_device-*.txt) and rows (multi_device-*.csv), and the together runs'
@@ -53,7 +56,7 @@ sample() {
   shift 2
   echo "== multi_device $tag (--devices $devices $*)"
   env -u POCL_DEVICES timeout "$run_timeout" "$bin/multi_device" --no-progress --size 1G \
-    --repetitions 3 --devices "$devices" --csv "$out/multi_device-$tag.csv" \
+    --repetitions 5 --devices "$devices" --csv "$out/multi_device-$tag.csv" \
     --trace "$out/multi_device-$tag.json" "$@" "${sample_args[@]}" \
     >"$out/multi_device-$tag.txt" 2>&1
   local code=$?

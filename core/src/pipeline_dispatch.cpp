@@ -10,13 +10,16 @@ namespace {
 constexpr std::size_t chunks_for_rate = 3;
 // A device of unknown speed takes this share of a chunk first.
 constexpr std::size_t probe_share = 8;
+// Once both ways are measured, every this many runs measure the way not taken again.
+constexpr std::size_t recheck_every = 10;
 
 }  // namespace
 
 ChunkDealer::ChunkDealer(const std::vector<ChunkExtent>& chunks, std::vector<double> prior_rates,
-                         std::size_t granule, std::size_t smallest)
+                         std::vector<bool> dealing, std::size_t granule, std::size_t smallest)
     : chunks_(chunks), granule_(std::max<std::size_t>(1, granule)),
-      smallest_(std::max(smallest, granule_)), shares_(prior_rates.size()) {
+      smallest_(std::max(smallest, granule_)), shares_(prior_rates.size()),
+      dealing_(std::move(dealing)) {
     for (std::size_t d = 0; d < shares_.size(); ++d) shares_[d].prior_rate = prior_rates[d];
     for (const ChunkExtent& chunk : chunks) remaining_elements_ += chunk.count;
 }
@@ -43,7 +46,7 @@ bool ChunkDealer::worth_taking(std::size_t d, std::size_t elements) const {
     double others = 0.0, fastest_other = 0.0;
     std::size_t others_unfinished = 0;
     for (std::size_t o = 0; o < shares_.size(); ++o) {
-        if (o == d) continue;
+        if (o == d || !dealing_[o]) continue;
         const double rate = rate_locked(o);
         if (rate <= 0.0) continue;
         others += rate;
@@ -60,7 +63,7 @@ bool ChunkDealer::worth_taking(std::size_t d, std::size_t elements) const {
 
 bool ChunkDealer::rate_known_elsewhere(std::size_t d) const {
     for (std::size_t o = 0; o < shares_.size(); ++o)
-        if (o != d && rate_locked(o) > 0.0) return true;
+        if (o != d && dealing_[o] && rate_locked(o) > 0.0) return true;
     return false;
 }
 
@@ -68,7 +71,7 @@ ChunkSource::Answer ChunkDealer::next(std::size_t d, std::size_t unfinished, std
                                       ChunkExtent& chunk) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        if (stopped_ || next_ == chunks_.size()) return ChunkSource::Answer::stop;
+        if (stopped_ || next_ == chunks_.size() || !dealing_[d]) return ChunkSource::Answer::stop;
         const bool known = rate_locked(d) > 0.0;
         if (!known && unfinished > 0) return ChunkSource::Answer::wait;
         const ChunkExtent& planned = chunks_[next_];
@@ -119,6 +122,19 @@ void ChunkDealer::stop() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopped_ = true;
     changed_.notify_all();
+}
+
+bool MixChoice::fastest_alone() const {
+    if (runs_ < 1 || together_ <= 0.0) return false;  // warming up, then measuring together
+    if (alone_ <= 0.0) return true;                    // then alone
+    const bool better = alone_ > together_;
+    return runs_ % recheck_every == 0 ? !better : better;
+}
+
+void MixChoice::learn(bool alone, double elements_per_ms) {
+    if (runs_++ == 0 || elements_per_ms <= 0.0) return;  // the first run pays for warming up
+    double& measured = alone ? alone_ : together_;
+    measured = measured > 0.0 ? 0.5 * (measured + elements_per_ms) : elements_per_ms;
 }
 
 ChunkSource::Answer DealtChunks::next(std::size_t unfinished, ChunkExtent& chunk) {

@@ -22,8 +22,9 @@ public:
     // `chunks` in array order (the plan); `prior_rates[d]`: elements per ms device d reached in
     // earlier runs of the same layout (0: unknown). A piece split off a chunk is a multiple of
     // `granule` and at least `smallest` elements, and so is what it leaves.
+    // Only devices with `dealing[d]` get chunks.
     ChunkDealer(const std::vector<ChunkExtent>& chunks, std::vector<double> prior_rates,
-                std::size_t granule, std::size_t smallest);
+                std::vector<bool> dealing, std::size_t granule, std::size_t smallest);
 
     // Device d's next chunk (its index in the run in `global`), or wait, or stop; see
     // ChunkSource::next. The rule:
@@ -66,11 +67,31 @@ private:
     const std::vector<ChunkExtent>& chunks_;
     const std::size_t granule_, smallest_;
     std::vector<Share> shares_;
+    std::vector<bool> dealing_;
     std::size_t next_ = 0;                // the first chunk of the plan not wholly dealt
     std::size_t taken_of_next_ = 0;       // its elements dealt already, as pieces
     std::size_t remaining_elements_ = 0;  // not dealt
     std::vector<ChunkExtent> dealt_;
     bool stopped_ = false;
+};
+
+// Whether a run deals to every device or to the fastest alone. The devices share the host (its
+// memory bandwidth and cores: a CPU device uses them, and so does pageable staging for a GPU), so
+// a slow device may cost the fast one more than it adds, which the dealing cannot see: it only
+// measures each device's rate while they share. So the runs of a layout measure both ways (the
+// whole run's throughput; the first run is left out, as it pays for warming up), later runs take
+// the better, and every few runs the other is measured again.
+class MixChoice {
+public:
+    bool fastest_alone() const;  // for the next run
+    // What a run that went `alone` (or not) reached, in elements per ms of the whole run.
+    void learn(bool alone, double elements_per_ms);
+    double together() const { return together_; }  // elements per ms (0: not measured)
+    double alone() const { return alone_; }        // elements per ms (0: not measured)
+
+private:
+    double together_ = 0.0, alone_ = 0.0;  // measured throughputs (0: not yet)
+    std::size_t runs_ = 0;
 };
 
 // One device's view of the dealer, for its ChunkScheduler; remembers which chunks it took.

@@ -53,6 +53,16 @@ struct DeviceRun {
     }
 }
 
+// Why a run left all devices but the fastest out, for the report.
+std::string why_alone(const MixChoice& mix) {
+    if (mix.alone() <= 0.0) return "measured alone once, to compare with every device";
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "earlier runs reached %.0f elements/ms with it alone, %.0f with every device",
+                  mix.alone(), mix.together());
+    return text;
+}
+
 }  // namespace
 
 std::string device_rows_text(const PipelineReport& report) {
@@ -187,7 +197,12 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     // the halo's reach.
     const std::size_t granule = halo.row_width();
     const std::size_t reach = std::max<std::size_t>(1, std::max(halo.before(), halo.after()));
-    ChunkDealer dealer(extents, prior_rates, granule, (reach + granule - 1) / granule * granule);
+    MixChoice& mix = mixes_[key];
+    const bool alone = mix.fastest_alone();
+    std::vector<bool> dealing(drivers_.size(), !alone);
+    dealing[planner] = true;
+    ChunkDealer dealer(extents, prior_rates, dealing, granule,
+                       (reach + granule - 1) / granule * granule);
     const std::size_t n = drivers_.size();
     std::vector<DeviceRun> runs(n);
     std::vector<std::unique_ptr<DealtChunks>> sources;
@@ -300,10 +315,14 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     total.fastest_alone_ms = best_rate > 0.0 ? static_cast<double>(arrays.count) / best_rate : 0.0;
     total.timed_chunks = timed;
     total.timing = "every stage of every chunk timed (on every device)";
-    total.chunking = plan.how + ", dealt to " + std::to_string(n) +
-                     " devices as each was ready (planned for " + drivers_[planner].label + ")";
+    total.chunking = plan.how + (alone ? ", all on " + drivers_[planner].label +
+                                             " (the fastest device; " + why_alone(mix) + ")"
+                                       : ", dealt to " + std::to_string(n) +
+                                             " devices as each was ready (planned for " +
+                                             drivers_[planner].label + ")");
     total.predicted_ms = 0.0;
     total.host_ms = ms_between(started, Clock::now());
+    mix.learn(alone, static_cast<double>(arrays.count) / total.host_ms);
     return total;
 }
 

@@ -5,6 +5,7 @@
 
 #include <dualrt/pipeline.hpp>
 
+#include "pipeline_dispatch.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_schedule.hpp"
 #include "pipeline_slots.hpp"
@@ -53,6 +54,7 @@ private:
     PipelineOptions options_;
     PipelineMode mode_;
     std::size_t depth_;
+    std::map<std::string, MixChoice> mixes_;  // per layout: every device, or the fastest alone
 };
 
 }  // namespace dualrt::detail

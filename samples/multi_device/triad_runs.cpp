@@ -128,4 +128,64 @@ double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool
     return timing.wall_ms;
 }
 
+double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
+                             const std::vector<double>& weights, const TriadData& data,
+                             bool pinned, std::size_t block_elements, int repetitions,
+                             std::string& why) {
+    std::vector<std::unique_ptr<dualrt::bench::NativeBaseline>> natives;
+    for (const dualrt::Device& device : devices) {
+        try {
+            natives.push_back(dualrt::bench::load_native_baseline(device));
+        } catch (const dualrt::Error& e) {
+            why = e.what();
+            return 0.0;
+        }
+    }
+    // Part d: elements [first[d], first[d + 1]).
+    const std::size_t n = data.a.size();
+    double total_weight = 0.0;
+    for (double weight : weights) total_weight += weight;
+    std::vector<std::size_t> first{0};
+    double cumulative = 0.0;
+    for (std::size_t d = 0; d + 1 < devices.size(); ++d) {
+        cumulative += weights[d];
+        first.push_back(std::max(first.back(),
+                                 static_cast<std::size_t>(double(n) * cumulative / total_weight)));
+    }
+    first.push_back(n);
+    std::vector<float> c(n, std::nanf(""));
+    std::vector<double> ms(devices.size(), 0.0);
+    std::vector<std::string> errors(devices.size());
+    std::vector<std::thread> threads;
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        if (first[d + 1] == first[d]) continue;  // a part of nothing: the device sits it out
+        threads.emplace_back([&, d] {
+            try {
+                dualrt::bench::StreamJob job;
+                job.a = data.a.data() + first[d];
+                job.b = data.b.data() + first[d];
+                job.c = c.data() + first[d];
+                job.elements = first[d + 1] - first[d];
+                job.block_elements = std::max<std::size_t>(1, std::min(block_elements,
+                                                                       job.elements));
+                job.scale = data.s;
+                job.repetitions = repetitions;
+                ms[d] = natives[d]->stream_triad(pinned ? dualrt::bench::HostMemory::pinned
+                                                        : dualrt::bench::HostMemory::pageable,
+                                                 job)
+                            .wall_ms;
+            } catch (const std::exception& e) {
+                errors[d] = e.what();
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    for (const std::string& error : errors)
+        if (!error.empty()) throw std::runtime_error("the native split stream failed: " + error);
+    const std::string wrong = compare_triad(c.data(), data);
+    if (!wrong.empty())
+        throw std::runtime_error("the native split stream computed a wrong result: " + wrong);
+    return *std::max_element(ms.begin(), ms.end());
+}
+
 }  // namespace dualrt::samples

@@ -111,9 +111,12 @@ public:
     /// to whichever device is ready for another first; a device measured slower than the others
     /// takes a chunk only if it would finish it before they would finish the rest, so a slow
     /// device never holds back a fast one (rates are measured as chunks finish and kept between
-    /// runs; a device of unknown speed first takes an eighth of a chunk). The compute function is the same for all: a chunk's
-    /// `queue` is on its device, and `chunk.device_index` (its position in `devices`) picks the
-    /// Kernel loaded on that device. It is called from one thread per device (for each device,
+    /// runs; a device of unknown speed first takes an eighth of a chunk). As the devices share
+    /// the host, a helper may slow the fastest device down more than it adds: the third run of a
+    /// layout gives every chunk to the fastest device, and later runs deal to all or to the
+    /// fastest alone, whichever did better (the report's `chunking` says). The compute function
+    /// is the same for all: a chunk's `queue` is on its device, and `chunk.device_index` (its
+    /// position in `devices`) picks the Kernel loaded on that device. It is called from one thread per device (for each device,
     /// in the order of its chunks), so calls for different devices may overlap. Every chunk is
     /// timed; the report has a row per device (PipelineReport::devices). One device in the list
     /// is a Pipeline of that device. Throws Errc::invalid_argument for an empty list, an empty
