@@ -350,3 +350,38 @@ TEST_CASE("multi-device pipeline: a much slower device gets no more than its sha
         }
     }
 }
+
+TEST_CASE("multi-device pipeline: in place, one chunk, and empty arrays") {
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    const auto devices = dualrt::devices();
+    const auto triads = kernels_on(devices, "pipeline_test_triad");
+    const float s = rnd.uniform(1.0f, 2.0f);
+    for (const Chunking chunking : {Chunking::count(1), Chunking::count(11)}) {
+        CAPTURE(chunking.str());
+        dualrt::PipelineOptions options;
+        options.in_place = true;
+        options.chunking = chunking;
+        dualrt::Pipeline pipeline(devices, options);
+        for (int run = 0; run < 3; ++run) {
+            CAPTURE(run);
+            const std::size_t n = rnd.size(20000, 60000);
+            const auto a = rnd.floats(n);
+            std::vector<float> c(n, test::poison_float());
+            ChunkLog log;
+            const auto report = pipeline.run(a, c, [&](auto& chunk) {
+                log.add(chunk, devices);
+                // In place: the output is the input's memory; c = a + s * a.
+                chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
+                                   tp::u32(chunk.size()), s, chunk.input, chunk.input,
+                                   chunk.output);
+            });
+            CHECK(test::saxpy_differences(c, s, a, a) == "");
+            CHECK(log.check(report, n) == "");
+        }
+        std::vector<float> none;
+        std::vector<float> out;
+        const auto empty = pipeline.run(none, out, [](auto&) {});
+        CHECK(empty.chunks == 0);
+    }
+}
