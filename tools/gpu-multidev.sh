@@ -14,7 +14,8 @@
 # sample's tables (multi_device-*.txt) and rows (multi_device-*.csv), and the together runs'
 # timelines (multi_device-*.json, for ui.perfetto.dev). Tables on stdout.
 # Usage: tools/gpu-multidev.sh [multi_device options...]   e.g. --size 512M, --repetitions 5
-# Environment: RUN_TIMEOUT seconds per sample run (default 100).
+# Environment: RUN_TIMEOUT seconds per sample run (default 100); BUILD_ONLY=1 stops after the
+# build (on a fresh machine, give the build a command of its own so the runs keep their time).
 set -uo pipefail
 out=${OUT:-/tmp/dualrt-gpu}/multidev
 mkdir -p "$out"
@@ -34,6 +35,7 @@ echo "== build: multi_device, dualrt_multi_device, dualrt_cuda, dualrt_opencl in
   cmake --build "$build" -j "$(nproc)" --target multi_device dualrt_multi_device dualrt_cuda \
     dualrt_opencl; } >"$out/build.log" 2>&1 ||
   { echo "   build FAILED:"; tail -40 "$out/build.log"; exit 1; }
+[ "${BUILD_ONLY:-0}" = 1 ] && { echo "== built (BUILD_ONLY=1)"; exit 0; }
 
 # step NAME COMMAND...: its output in $out/NAME.log, the last ${TAIL:-4} lines shown.
 step() {
