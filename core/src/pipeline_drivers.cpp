@@ -3,6 +3,7 @@
 #include "errors.hpp"
 #include "pipeline_auto.hpp"
 #include "pipeline_checks.hpp"
+#include "pipeline_device_report.hpp"
 #include "pipeline_dispatch.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_timing.hpp"
@@ -25,6 +26,12 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
 
 // Pinned staging buffers per staged array, as a Pipeline of one device keeps (pipeline.cpp).
 constexpr std::size_t extra_staging_slots = 2;
+
+std::size_t sum_counts(const std::vector<ChunkExtent>& chunks) {
+    std::size_t sum = 0;
+    for (const ChunkExtent& chunk : chunks) sum += chunk.count;
+    return sum;
+}
 
 // What one device did in one run.
 struct DeviceRun {
@@ -64,32 +71,6 @@ std::string why_alone(const MixChoice& mix) {
 }
 
 }  // namespace
-
-std::string device_rows_text(const PipelineReport& report) {
-    if (report.devices.empty()) return {};
-    std::string text;
-    char line[512];
-    for (const PipelineDeviceRow& row : report.devices) {
-        std::snprintf(line, sizeof line,
-                      "device %zu, %s: %zu chunks, %zu elements (%.1f%%); upload %.3f ms, "
-                      "compute %.3f ms, download %.3f ms; measured %.3f ms from +%.3f ms\n",
-                      row.device_index, row.device.c_str(), row.chunks, row.elements,
-                      100.0 * static_cast<double>(row.elements) /
-                          static_cast<double>(std::max<std::size_t>(1, [&] {
-                              std::size_t all = 0;
-                              for (const auto& r : report.devices) all += r.elements;
-                              return all;
-                          }())),
-                      row.upload_ms, row.compute_ms, row.download_ms, row.measured_ms,
-                      row.start_ms);
-        text += line;
-    }
-    std::snprintf(line, sizeof line,
-                  "%.2fx the fastest device alone (estimated from its throughput in this run: "
-                  "%.3f ms)\n",
-                  report.device_speedup(), report.fastest_alone_ms);
-    return text + line;
-}
 
 void check_device_list(const std::vector<Device>& devices, const char* operation) {
     if (devices.empty())
@@ -251,8 +232,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
                                  return a.started < b.started;
                              })->started;
     PipelineReport total = make_report(facts, dealer.dealt(), {}, {}, 0);
-    double bound_rate = 0.0, best_rate = 0.0, end_ms = 0.0;
-    std::size_t timed = 0;
+    DeviceReportMerger merger(total);
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         const std::vector<ChunkExtent>& mine = runs[d].extents;
@@ -266,61 +246,31 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
             model.samples[host_stage].add(static_cast<double>(mine[i].count),
                                           schedulers[d]->host_ms()[i]);
         if (!mine.empty()) ++model.runs;
-        RunFacts own = facts;
-        own.queues = driver.queues.queues.size();
-        const PipelineReport report = make_report(own, mine, resolved, model.fit(), 0);
+        RunFacts own_facts = facts;
+        own_facts.queues = driver.queues.queues.size();
+        const PipelineReport own = make_report(own_facts, mine, resolved, model.fit(), 0);
+        if (own.measured_ms > 0.0)
+            driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
 
-        PipelineDeviceRow row;
-        row.device_index = d;
-        row.device = driver.label;
-        row.chunks = mine.size();
-        for (const ChunkExtent& chunk : mine) row.elements += chunk.count;
-        row.upload_ms = report.upload_ms;
-        row.compute_ms = report.compute_ms;
-        row.download_ms = report.download_ms;
-        row.measured_ms = report.measured_ms;
-        row.start_ms = ms_between(first_start, runs[d].started);
-        if (row.elements_per_ms() > 0.0) driver.rates[key] = row.elements_per_ms();
-        best_rate = std::max(best_rate, row.elements_per_ms());
-        if (report.bound_ms > 0.0) bound_rate += static_cast<double>(row.elements) /
-                                                 report.bound_ms;
-        if (!mine.empty()) end_ms = std::max(end_ms, row.start_ms + row.measured_ms);
-        timed += report.timed_chunks;
-
-        total.upload_ms += row.upload_ms;
-        total.compute_ms += row.compute_ms;
-        total.download_ms += row.download_ms;
-        total.device_bytes += driver.slots.device_bytes();
-        total.staged_input = total.staged_input || driver.input_staging.any();
-        total.staged_output = total.staged_output || driver.output_staging.any();
-        const std::size_t first_track = total.timeline.tracks.size();
-        for (const std::string& track : report.timeline.tracks)
-            total.timeline.tracks.push_back(driver.track + " " + track);
-        // resolve() makes one span per duration, in the same order: the chunk of span k is
-        // durations[k].chunk, named here by its index in the whole run.
-        for (std::size_t k = 0; k < resolved.timeline.spans.size(); ++k) {
-            TraceSpan span = resolved.timeline.spans[k];
-            span.track += first_track;
-            span.name = driver.track + " " + span.category + " " +
-                        std::to_string(sources[d]->global_indices()[resolved.durations[k].chunk]);
-            span.start_ms += row.start_ms;
-            span.end_ms += row.start_ms;
-            total.timeline.spans.push_back(std::move(span));
-        }
-        total.devices.push_back(std::move(row));
+        DeviceShare share;
+        share.index = d;
+        share.label = driver.label;
+        share.track = driver.track;
+        share.report = &own;
+        share.timing = &resolved;
+        share.run_index = &sources[d]->global_indices();
+        share.start_ms = ms_between(first_start, runs[d].started);
+        share.device_bytes = driver.slots.device_bytes();
+        share.staged_input = driver.input_staging.any();
+        share.staged_output = driver.output_staging.any();
+        merger.add(share);
     }
-    total.serial_ms = total.upload_ms + total.compute_ms + total.download_ms;
-    total.bound_ms = bound_rate > 0.0 ? static_cast<double>(arrays.count) / bound_rate : 0.0;
-    total.measured_ms = end_ms;
-    total.fastest_alone_ms = best_rate > 0.0 ? static_cast<double>(arrays.count) / best_rate : 0.0;
-    total.timed_chunks = timed;
-    total.timing = "every stage of every chunk timed (on every device)";
+    merger.finish(arrays.count);
     total.chunking = plan.how + (alone ? ", all on " + drivers_[planner].label +
                                              " (the fastest device; " + why_alone(mix) + ")"
                                        : ", dealt to " + std::to_string(n) +
                                              " devices as each was ready (planned for " +
                                              drivers_[planner].label + ")");
-    total.predicted_ms = 0.0;
     total.host_ms = ms_between(started, Clock::now());
     mix.learn(alone, static_cast<double>(arrays.count) / total.host_ms);
     return total;

@@ -17,10 +17,6 @@
 
 namespace dualrt::detail {
 
-// The lines PipelineReport::summary() adds for several devices: one per device and the speedup
-// over the fastest alone ("" for a Pipeline of one device).
-std::string device_rows_text(const PipelineReport& report);
-
 // Throws Errc::invalid_argument for an empty list, an empty Device or a device listed twice.
 void check_device_list(const std::vector<Device>& devices, const char* operation);
 

@@ -1,7 +1,7 @@
 #include "pipeline_report.hpp"
 
 #include "errors.hpp"
-#include "pipeline_drivers.hpp"
+#include "pipeline_device_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
