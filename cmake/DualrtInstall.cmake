@@ -79,3 +79,29 @@ file(RELATIVE_PATH pc_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_I
 string(REGEX REPLACE "/$" "" pc_to_prefix "${pc_to_prefix}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/dualrt.pc.in ${PROJECT_BINARY_DIR}/dualrt.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/dualrt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# dualrt::mpi (built where MPI was found): its own export set, which the package loads when the
+# consumer's MPI is found too (dualrtConfig.cmake), and dualrt-mpi.pc with MPI's flags as found
+# here.
+if(TARGET dualrt_mpi)
+  install(TARGETS dualrt_mpi EXPORT dualrtMpiTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/mpi/include/dualrt/mpi.hpp
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dualrt)
+  install(EXPORT dualrtMpiTargets NAMESPACE dualrt:: DESTINATION ${DUALRT_INSTALL_CMAKEDIR})
+  foreach(program IN ITEMS mpi_stencil mpi_bandwidth)
+    if(TARGET ${program})
+      set_target_properties(${program} PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
+      install(TARGETS ${program} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    endif()
+  endforeach()
+  set(DUALRT_PC_MPI_CFLAGS "")
+  foreach(dir IN LISTS DUALRT_MPI_INCLUDE_DIRS)
+    string(APPEND DUALRT_PC_MPI_CFLAGS " -I${dir}")
+  endforeach()
+  list(JOIN DUALRT_MPI_LIBRARIES " " DUALRT_PC_MPI_LIBS)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/dualrt-mpi.pc.in ${PROJECT_BINARY_DIR}/dualrt-mpi.pc
+                 @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/dualrt-mpi.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

@@ -73,3 +73,29 @@ dualrt_bad_consumer_test(twin
   "kernel 'mismatch' has parameters \\(uint, float, float\\*\\) in mismatch.cl but \\(uint, int, float\\*\\) in mismatch.cu")
 dualrt_bad_consumer_test(static "target 'bad' is a STATIC_LIBRARY; kernels register")
 dualrt_bad_consumer_test(suffix "CMakeLists.txt is neither a .cl nor a .cu file")
+
+# consumer.mpi: find_package(dualrt COMPONENTS mpi) and dualrt::mpi, where dualrt_mpi is built.
+if(TARGET dualrt_mpi)
+  add_test(NAME consumer.mpi
+           COMMAND ${CMAKE_COMMAND} -DPREFIX=${DUALRT_TEST_PREFIX}
+                   -DBINARY_DIR=${PROJECT_BINARY_DIR}/tests/consumer.mpi
+                   "-DGENERATOR=${CMAKE_GENERATOR}" -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+                   -DBUILD_TYPE=${build_type} -P ${consumer_dir}/mpi/run.cmake)
+  set_tests_properties(consumer.mpi PROPERTIES FIXTURES_REQUIRED dualrt_installed
+                       ENVIRONMENT "DUALRT_BACKEND=opencl;${DUALRT_MPI_TEST_ENVIRONMENT}"
+                       SKIP_REGULAR_EXPRESSION "SKIPPED:" PASS_REGULAR_EXPRESSION "got 1 2 3 4"
+                       TIMEOUT 600)
+endif()
+if(TARGET dualrt_mpi AND DUALRT_PKG_CONFIG)
+  add_test(NAME consumer.pkgconfig.mpi
+           COMMAND ${CMAKE_COMMAND} -DPREFIX=${DUALRT_TEST_PREFIX}
+                   -DBINARY_DIR=${PROJECT_BINARY_DIR}/tests/consumer.pkgconfig.mpi
+                   -DSOURCE=${consumer_dir}/mpi/main.cpp -DMODULE=dualrt-mpi
+                   -DCXX_COMPILER=${CMAKE_CXX_COMPILER} -DPKG_CONFIG=${DUALRT_PKG_CONFIG}
+                   -DVERSION=${PROJECT_VERSION}
+                   -P ${consumer_dir}/run_pkgconfig_consumer.cmake)
+  set_tests_properties(consumer.pkgconfig.mpi PROPERTIES FIXTURES_REQUIRED dualrt_installed
+                       ENVIRONMENT "DUALRT_BACKEND=opencl;${DUALRT_MPI_TEST_ENVIRONMENT}"
+                       SKIP_REGULAR_EXPRESSION "SKIPPED:" PASS_REGULAR_EXPRESSION "got 1 2 3 4"
+                       TIMEOUT 300)
+endif()

@@ -16,6 +16,7 @@ using namespace dualrt::backend;
 
 struct Counts {
     std::size_t records = 0;      // QueueImpl::record: timed events
+    std::size_t marks = 0;        // QueueImpl::mark: untimed points for other queues
     std::size_t queue_waits = 0;  // QueueImpl::wait_for: a queue waiting for another's event
     std::size_t host_waits = 0;   // EventImpl::wait on an untimed event (timed ones are read)
     std::size_t polls = 0;        // EventImpl::is_complete
@@ -102,6 +103,10 @@ public:
     EventPtr record() override {
         ++counts_.records;
         return event(true);
+    }
+    EventPtr mark() override {
+        ++counts_.marks;
+        return event(false);
     }
     void wait_for(EventImpl&) override { ++counts_.queue_waits; }
     void finish() override {}

@@ -229,7 +229,7 @@ TEST_CASE("pipeline: the report and the timeline add up when every chunk is time
                                    : mode == dualrt::PipelineMode::three_queues ? 3
                                                                                 : 2;
         CHECK(r.queues == queues);
-        CHECK(r.depth == queues);
+        CHECK(r.depth == (mode == dualrt::PipelineMode::two_queues ? 2 : 4));
         CHECK(r.chunks == 6);
         CHECK(r.timed_chunks == 6);
         CHECK(r.input_arrays == 1);

@@ -7,10 +7,16 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 namespace {
+
+bool test_contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 struct Counted {
     dualrt::PipelineReport report;
@@ -58,6 +64,7 @@ TEST_CASE("pipeline events: with lanes and pinned memory a chunk is its enqueues
     CHECK(run.counts.device_copies == n);
     CHECK(run.counts.queue_waits == 0);
     CHECK(run.counts.host_waits == 0);
+    CHECK(run.counts.marks == 0);
     // The start, each lane's end, and four points per timed chunk (none is chunk 0 here).
     CHECK(run.counts.records == 1 + lanes + 4 * run.report.timed_chunks);
     // One poll per lane at its first chunk, so that an OpenCL queue is flushed.
@@ -72,16 +79,17 @@ TEST_CASE("pipeline events: stage queues wait between stages, and for a reused b
         INFO(run.report.summary());
         CHECK(run.correct);
         const bool three = mode == dualrt::PipelineMode::three_queues;
-        const std::size_t depth = three ? 3 : 2;
+        const std::size_t depth = three ? 4 : 2;
         // Compute after upload, download after compute; with three queues also an upload into
         // a buffer after the download that used it last (one copy queue keeps that order).
         CHECK(run.counts.queue_waits == 2 * n + (three ? n - depth : 0));
         CHECK(run.counts.host_waits == 0);
         CHECK(run.counts.polls == 0);
-        // The start, the end, four points per timed chunk, and one point after each untimed
-        // chunk's compute for its download to wait on.
+        // Timed events only at the start, the end and four per timed chunk; after each untimed
+        // chunk's compute one untimed mark for its download to wait on, no timed event.
         const std::size_t timed = run.report.timed_chunks;
-        CHECK(run.counts.records == 2 + 4 * timed + (n - timed));
+        CHECK(run.counts.records == 2 + 4 * timed);
+        CHECK(run.counts.marks == n - timed);
     }
 }
 
@@ -105,4 +113,55 @@ TEST_CASE("pipeline events: pageable memory waits only to reuse pinned staging b
     CHECK(run.counts.queue_waits == 0);
     // A refill waits for the upload that last read its buffer; a copy-out for its download.
     CHECK(run.counts.host_waits == (n - staging_slots) + n);
+}
+
+TEST_CASE("pipeline events: auto whose timings say nothing learns three runs, then runs a safe "
+          "plan of equal chunks with no learning windows") {
+    // The counting backend's timed events all read 0 ms: the copies never grow with the chunk.
+    auto backend = std::make_shared<test::counting::Device>();
+    const dualrt::Device device(backend);
+    dualrt::Pipeline pipeline(device);  // lanes, automatic chunking, sampled timing
+    const std::size_t n = std::size_t{8} << 20, lanes = 4;  // 32 MiB of floats each way
+    std::vector<float> in(n), out(n);
+    std::iota(in.begin(), in.end(), 1.0f);
+    const auto run = [&] {
+        backend->counts = {};
+        std::fill(out.begin(), out.end(), std::nanf(""));
+        const auto report = pipeline.run(
+            dualrt::inputs(dualrt::HostArray<const float>(in.data(), n, true)),
+            dualrt::outputs(dualrt::HostArray<float>(out.data(), n, true)), [](auto& chunk) {
+                chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
+            });
+        CHECK(out == in);
+        return report;
+    };
+    std::vector<std::size_t> learning_sizes;
+    for (int learning = 0; learning < 3; ++learning) {
+        const auto report = run();
+        INFO(report.chunking);
+        CHECK((learning == 0 ? test_contains(report.chunking, "first run of this layout")
+                             : test_contains(report.chunking, "still learning")));
+        // Two windows: 3 chunks in the middle, the last 4; four timed events each, the start
+        // and each lane's end.
+        CHECK(report.timed_chunks == 7);
+        CHECK(backend->counts.records == 1 + lanes + 4 * 7);
+        CHECK(backend->counts.queue_waits == 0);
+        CHECK(backend->counts.marks == 0);
+        learning_sizes.push_back(report.chunk_elements);
+    }
+    // The learning runs' largest chunks differ from run to run.
+    std::sort(learning_sizes.begin(), learning_sizes.end());
+    CHECK(learning_sizes[1] > learning_sizes[0]);
+    CHECK(learning_sizes[2] > learning_sizes[1]);
+
+    const auto safe = run();
+    INFO(safe.chunking);
+    CHECK(test_contains(safe.chunking, "a safe plan"));
+    CHECK(safe.predicted_ms == 0.0);
+    for (std::size_t size : safe.chunk_sizes) CHECK(size == safe.chunk_sizes.front());
+    // 32 MiB in chunks of a 32nd, at least 1 MiB: 32 chunks.
+    CHECK(safe.chunks == 32);
+    // Only what the credit of earlier runs pays for: at most one window of three chunks.
+    CHECK(safe.timed_chunks <= 3);
+    CHECK(backend->counts.records == 1 + lanes + 4 * safe.timed_chunks);
 }

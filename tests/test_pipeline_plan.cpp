@@ -4,6 +4,7 @@
 #include "pipeline_model.hpp"
 #include "pipeline_plan.hpp"
 #include "pipeline_simulate.hpp"
+#include "pipeline_timing.hpp"
 
 #include <dualrt/error.hpp>
 
@@ -15,6 +16,10 @@
 namespace {
 
 using namespace dualrt::detail;
+
+bool test_contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 std::size_t sum(const std::vector<std::size_t>& sizes) {
     return std::accumulate(sizes.begin(), sizes.end(), std::size_t{0});
@@ -232,4 +237,179 @@ TEST_CASE("pipeline plan: automatic chunking plans from a model that can, and le
     CHECK_THROWS_WITH_AS(choose_plan(dualrt::Chunking::elements(5000), request, fresh, shape, "t"),
                          doctest::Contains("does not cut whole rows of 4096 elements"),
                          dualrt::Error);
+}
+
+TEST_CASE("pipeline plan: a fit needs sizes clearly apart and points near its line, and its "
+          "costs are never negative") {
+    StageSamples none;
+    CHECK(none.unusable(none.fit()) == "no samples");
+
+    StageSamples one_size;
+    for (int i = 0; i < 4; ++i) one_size.add(65536.0, 0.2);
+    CHECK(one_size.unusable(one_size.fit()) == "one chunk size timed");
+
+    // Two size classes (powers of two apart) but only 1.5x apart: no way to tell fixed from
+    // per-element costs in the noise.
+    StageSamples close;
+    close.add(1000.0, 0.10);
+    close.add(1500.0, 0.13);
+    CHECK(close.unusable(close.fit()) == "timed chunk sizes too close together");
+
+    // Clean samples at four sizes: usable.
+    StageSamples clean;
+    for (double b : {16384.0, 65536.0, 262144.0, 1048576.0}) clean.add(b, 0.005 + 1e-6 * b);
+    CHECK(clean.unusable(clean.fit()) == "");
+
+    // Four sizes whose times jump about: the line says nothing.
+    StageSamples noisy;
+    const double times[] = {0.9, 0.05, 1.2, 0.1};
+    int k = 0;
+    for (double b : {16384.0, 65536.0, 262144.0, 1048576.0}) noisy.add(b, times[k++]);
+    CHECK(noisy.unusable(noisy.fit()).rfind("noisy", 0) == 0);
+
+    // Times that fall as chunks grow (a CPU device's side-by-side spans): no negative cost.
+    StageSamples falling;
+    for (double b : {16384.0, 65536.0, 262144.0, 1048576.0}) falling.add(b, 0.5 - 1e-7 * b);
+    const StageModel fit = falling.fit();
+    CHECK(fit.per_element_ms == 0.0);
+    CHECK(fit.fixed_ms >= 0.0);
+
+    // A layout says which stage it cannot use, and why.
+    LayoutModel layout;
+    for (auto& stage : layout.samples)
+        for (double b : {16384.0, 65536.0, 262144.0}) stage.add(b, 0.005 + 1e-6 * b);
+    CHECK(layout.can_plan());
+    for (int i = 0; i < 8; ++i) layout.samples[download_stage].add(300000.0, 50.0);
+    CHECK(!layout.can_plan());
+    CHECK(layout.why_not().rfind("download: noisy", 0) == 0);
+    // The host's own time may jitter: its medians do, its noise does not stop a plan.
+    LayoutModel jittery_host;
+    for (auto& stage : jittery_host.samples)
+        for (double b : {16384.0, 65536.0, 262144.0}) stage.add(b, 0.005 + 1e-6 * b);
+    jittery_host.samples[host_stage] = noisy;
+    CHECK(jittery_host.can_plan());
+}
+
+TEST_CASE("pipeline plan: a large fixed cost per chunk makes fewer, bigger chunks, never "
+          "smaller than where it would dominate") {
+    PlanRequest request;
+    request.count = std::size_t{256} << 20;  // 1 GiB of floats per array
+    request.widest_elem = 4;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+    const auto learned = [](double host_fixed_us, double copy_fixed_us) {
+        LayoutModel model;
+        model.runs = 3;
+        for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
+            model.samples[host_stage].add(b, host_fixed_us * 1e-3);
+            model.samples[upload_stage].add(b, copy_fixed_us * 1e-3 + 0.145e-6 * b);
+            model.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
+            model.samples[download_stage].add(b, copy_fixed_us * 1e-3 + 0.073e-6 * b);
+        }
+        return model;
+    };
+    LayoutModel cheap = learned(5.0, 2.0), costly = learned(400.0, 200.0);
+    REQUIRE(cheap.can_plan());
+    REQUIRE(costly.can_plan());
+    const PlanDecision few =
+        choose_plan(dualrt::Chunking::automatic(), request, costly, shape, "test");
+    const PlanDecision many =
+        choose_plan(dualrt::Chunking::automatic(), request, cheap, shape, "test");
+    CHECK(sum(few.sizes) == request.count);
+    CHECK(sum(many.sizes) == request.count);
+    CHECK(few.sizes.size() < many.sizes.size());
+
+    // The floor: host 400 us + the busiest engine's 200 us against 0.145 ns per element, at
+    // most half of the chunk's upload.
+    const std::size_t floor = fixed_cost_floor(costly.fit(), shape.mode);
+    CHECK(floor == doctest::Approx(0.600 / (0.5 * 0.145e-6)).epsilon(0.01));
+    for (std::size_t size : few.sizes) CHECK(size >= floor);
+    // A model with hardly any fixed cost (the kernel's 4 us) still keeps chunks of 1 MiB and
+    // more: timings that miss the fixed costs must not talk auto into tiny chunks.
+    LayoutModel free = learned(0.0, 0.0);
+    REQUIRE(free.can_plan());
+    CHECK(fixed_cost_floor(free.fit(), shape.mode) < (std::size_t{1} << 20) / 4);
+    StageModels nothing_fixed = free.fit();
+    for (auto& stage : nothing_fixed.stage) stage.fixed_ms = 0.0;
+    CHECK(fixed_cost_floor(nothing_fixed, shape.mode) == 0);
+    const PlanDecision unbounded =
+        choose_plan(dualrt::Chunking::automatic(), request, free, shape, "test");
+    for (std::size_t size : unbounded.sizes) CHECK(size >= (std::size_t{1} << 20) / 4);
+}
+
+TEST_CASE("pipeline plan: learning runs time sizes far apart, then an unusable model gives a "
+          "safe plan") {
+    PlanRequest request;
+    request.count = std::size_t{64} << 20;  // 256 MiB of floats
+    request.widest_elem = 4;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+    const auto middle = [](const std::vector<std::size_t>& sizes) {
+        return sizes[sizes.size() / 2];
+    };
+    // Degenerate samples: every chunk took the same time whatever its size.
+    LayoutModel model;
+    std::vector<std::size_t> bodies;
+    for (std::size_t run = 0; run < 3; ++run) {
+        model.runs = run;
+        const PlanDecision plan =
+            choose_plan(dualrt::Chunking::automatic(), request, model, shape, "test");
+        CAPTURE(plan.how);
+        CHECK(plan.learning);
+        CHECK(sum(plan.sizes) == request.count);
+        // Growing at the start, shrinking at the end: sizes about 8x apart within the run.
+        CHECK(plan.sizes.front() * 7 < middle(plan.sizes));
+        CHECK(plan.sizes.back() * 7 < middle(plan.sizes));
+        bodies.push_back(middle(plan.sizes));
+        for (auto& stage : model.samples)
+            for (std::size_t size : plan.sizes) stage.add(static_cast<double>(size), 0.25);
+    }
+    // Each run's body at least 4x from the others': together they span 128x.
+    std::sort(bodies.begin(), bodies.end());
+    CHECK(bodies[1] >= 4 * bodies[0]);
+    CHECK(bodies[2] >= 4 * bodies[1]);
+
+    model.runs = 3;
+    REQUIRE(!model.can_plan());
+    const PlanDecision safe =
+        choose_plan(dualrt::Chunking::automatic(), request, model, shape, "test");
+    CAPTURE(safe.how);
+    CHECK(!safe.learning);
+    CHECK(safe.predicted_ms == 0.0);
+    CHECK(test_contains(safe.how, "a safe plan"));
+    CHECK(test_contains(safe.how, "the timed copies do not grow"));
+    CHECK(sum(safe.sizes) == request.count);
+    // Equal chunks of 1 to 16 MiB: here 8 MiB, a 32nd of the arrays.
+    for (std::size_t size : safe.sizes) CHECK(size == (std::size_t{8} << 20) / 4);
+
+    // A run too short to pay for learning takes the safe plan at once.
+    PlanRequest shorter = request;
+    shorter.count = std::size_t{4} << 20;
+    shorter.can_learn = false;
+    LayoutModel fresh;
+    const PlanDecision at_once =
+        choose_plan(dualrt::Chunking::automatic(), shorter, fresh, shape, "test");
+    CHECK(!at_once.learning);
+    CHECK(test_contains(at_once.how, "first run of this layout, a safe plan"));
+    CHECK(test_contains(at_once.how, "too short"));
+    CHECK(at_once.sizes == std::vector<std::size_t>(16, (std::size_t{1} << 20) / 4));
+}
+
+TEST_CASE("pipeline plan: learning is paid for only where it costs little of the run, and "
+          "times the middle and the shrinking end") {
+    const std::size_t stream_16m = 3 * (std::size_t{16} << 20);  // a + b up, c down
+    CHECK(learning_affordable(stream_16m, 0.0019));   // CUDA's timed event
+    CHECK(!learning_affordable(stream_16m, 0.0092));  // NVIDIA OpenCL's marker and flush
+    CHECK(learning_affordable(stream_16m * 16, 0.0092));
+
+    double credit = 0.0;
+    const auto timed = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, true, 0, 0.005,
+                                           credit);
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < timed.size(); ++i)
+        if (timed[i]) which.push_back(i);
+    CHECK(which == std::vector<std::size_t>{19, 20, 21, 36, 37, 38, 39});
+    CHECK(4 * which.size() == learning_records);
+    // Not learning and no credit: nothing timed.
+    const auto none = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5, 0.005,
+                                          credit);
+    CHECK(std::count(none.begin(), none.end(), true) == 0);
 }

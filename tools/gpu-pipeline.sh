@@ -2,11 +2,15 @@
 # Runs on the GPU machine through the device tool, after `source .device-kit/env.sh`: builds what
 # Pipeline needs in build-gpu (warnings as errors), runs the Pipeline test cases and the Pipeline
 # soak on CUDA and on the OpenCL device named, then the `stencil` sample (3x3 blur streamed over a
-# pageable and a pinned image, dualrt's Pipeline beside hand-written native CUDA / OpenCL) and the
+# pageable and a pinned image, dualrt's Pipeline beside hand-written native CUDA / OpenCL), the
 # `overlap` sample (the balanced job over chunk counts, and a second sweep down to 64 KiB chunks)
-# on both backends.
+# and the `stream` sample's Pipeline rows (c = a + s*b over 16 MiB, 256 MiB and 1 GiB, blocks of
+# 64 KiB to 16 MiB: Pipeline with two inputs and with pairs, auto, the hand-written schedule on
+# dualrt's queues and native) on both backends.
 #
-# Usage: tools/gpu-pipeline.sh [STEP...]      STEP: build tests stencil overlap (default: all)
+# Usage: tools/gpu-pipeline.sh [STEP...]   STEP: build tests stream stencil overlap (default: all)
+#   The measurements alone (stream stencil overlap) take about 6 minutes on one H200; give the
+#   build (and tests) a command of their own.
 #   OUT=dir         where results go (default /tmp/dualrt-gpu): only two files,
 #                   pipeline-summary.txt and pipeline-results.tar.gz (every log, table, CSV,
 #                   trace and SVG), rewritten after every step, so a run cut short still leaves
@@ -27,7 +31,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/dualrt-pipeline.XXXXXX")
 out=$work  # gpu-common's run() writes its logs here; pack() turns them into two files
 opencl_device=${OPENCL_DEVICE:-nvidia}
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build tests stencil overlap)
+[ ${#steps[@]} -eq 0 ] && steps=(build tests stream stencil overlap)
 summary=$work/summary.tsv
 printf 'step\tbackend\tresult\n' >"$summary"
 quick=${QUICK:-0}
@@ -83,8 +87,8 @@ if has_step build; then
   echo "== configure + build (build-gpu, warnings as errors)"
   if { cmake -S . -B "$build" -DDUALRT_WERROR=ON &&
        cmake --build "$build" -j "$(nproc)" --target dualrt dualrt_cuda dualrt_opencl \
-         dualrt_native_cuda dualrt_native_opencl stencil overlap dualrt_conformance \
-         dualrt_stress dualrt-info; } >"$work/build.log" 2>&1; then
+         dualrt_native_cuda dualrt_native_opencl stencil overlap stream dualrt_conformance \
+         dualrt_selection dualrt_stress dualrt-info; } >"$work/build.log" 2>&1; then
     note build - ok
   else
     tail -40 "$work/build.log"
@@ -108,6 +112,9 @@ test_result() {
 }
 
 if has_step tests; then
+  # The planner, the model and the counting backend's event counts: no device needed.
+  TAIL=3 run "tests-device-free" "$build/bin/dualrt_selection" --test-case='pipeline*'
+  note "pipeline tests, device-free" - "$(test_result "$work/tests-device-free.log")"
   for b in "${backends[@]}"; do
     tag=$(tag_of "$b")
     # shellcheck disable=SC2046  # backend_env prints separate assignments on purpose
@@ -122,6 +129,52 @@ if has_step tests; then
     note "pipeline soak ${seconds}s" "$tag" "$(test_result "$work/soak-$tag.log")"
     pack
   done
+fi
+
+# stream_run SIZE BACKEND ARGS...: the stream sample's Pipeline rows on one array size, with its
+# summary row: Pipeline / the hand-written schedule at each block size, auto / the best fixed.
+stream_run() {
+  local size=$1 b=$2
+  shift 2
+  local tag name
+  tag=$(tag_of "$b")
+  name=stream-$size
+  # shellcheck disable=SC2046
+  TAIL=14 run "$name-$tag" env $(backend_env "$b") timeout "${STREAM_TIMEOUT:-150}" \
+    "$build/bin/stream" --no-progress --size "$size" \
+    --variants pinned-view,pipeline,pipeline-pairs,pipeline-auto \
+    --csv "$work/$name-$tag.csv" "$@"
+  local log=$work/$name-$tag.log
+  if grep -q "^pipeline-auto / the best fixed" "$log" && ! grep -q "WRONG" "$log"; then
+    # The rows of the Pipeline / pinned-view table, then auto's line.
+    local ratios
+    # (The table's rows are padded: "pipeline-auto  "; its lines after it are not.)
+    ratios=$(awk '/^Pipeline \/ pinned-view/ { on = 1; next }
+      /^pipeline-auto[: ]/ && !/^pipeline-auto  / { exit }
+      on && /^---/ { next } on && NF == 0 { exit }
+      on && /^pipeline/ { $1 = $1; printf "%s%s", sep, $0; sep = "; " }' "$log")
+    # "best fixed 74.10 GB/s at 4 MiB: 1.012 (target 1.00 met)"
+    local auto
+    auto=$(grep -m1 "^pipeline-auto / the best" "$log" | sed 's/^[^(]*(\(.*\)): /best fixed \1: /')
+    note "$name" "$tag" "Pipeline / hand-written: $ratios; auto vs $auto"
+  else
+    note "$name" "$tag" "FAILED: $(grep -m1 -E 'error|WRONG' "$log" | cut -c1-120)"
+  fi
+  pack
+}
+
+if has_step stream; then
+  step_began=$SECONDS
+  for b in "${backends[@]}"; do
+    if [ "$quick" = 1 ]; then
+      stream_run 16M "$b" --blocks 64K,1M --reps 2
+    else
+      stream_run 16M "$b" --blocks 64K,256K,1M,4M,16M --reps 7
+      stream_run 256M "$b" --blocks 64K,256K,1M,4M,16M --reps 5
+      stream_run 1G "$b" --blocks 64K,256K,1M,4M,16M --reps 3
+    fi
+  done
+  note "stream step" - "$((SECONDS - step_began)) s"
 fi
 
 # stencil_run NAME BACKEND HOST ARGS...: the stencil sample, with its summary row.
@@ -149,6 +202,7 @@ stencil_run() {
 }
 
 if has_step stencil; then
+  step_began=$SECONDS
   for b in "${backends[@]}"; do
     if [ "$quick" = 1 ]; then
       stencil_run stencil "$b" pageable --width 2048 --height 1024 --rows 16,64 --repetitions 2
@@ -161,6 +215,7 @@ if has_step stencil; then
         --repetitions 3
     fi
   done
+  note "stencil step" - "$((SECONDS - step_began)) s"
 fi
 
 # overlap_run NAME BACKEND ARGS...: the overlap sample, with its summary row.
@@ -192,6 +247,7 @@ overlap_run() {
 }
 
 if has_step overlap; then
+  step_began=$SECONDS
   for b in "${backends[@]}"; do
     if [ "$quick" = 1 ]; then
       overlap_run overlap "$b" --size 16M --chunks 4,16 --repetitions 2
@@ -201,6 +257,7 @@ if has_step overlap; then
       overlap_run overlap-small-chunks "$b" --size 64M --chunks 64,256,1024
     fi
   done
+  note "overlap step" - "$((SECONDS - step_began)) s"
 fi
 
 exit "$status"

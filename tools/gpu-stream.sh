@@ -2,7 +2,8 @@
 # Runs on the GPU machine through the device tool, after `source .device-kit/env.sh`: issue 20's
 # stream benchmark (samples/stream) on CUDA and on the same GPU through NVIDIA's OpenCL
 # (DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia), each beside its hand-written native stream in the
-# same run. Builds what it needs in build-gpu first: quick after tools/gpu-check.sh, minutes on a
+# same run, every variant of the build (the Pipeline rows of issue 21 included; for those across
+# stream sizes, with their own summary, see tools/gpu-pipeline.sh stream). Builds what it needs in build-gpu first: quick after tools/gpu-check.sh, minutes on a
 # fresh machine (then give the build a command of its own, so the runs keep their time).
 # Writes under $OUT/stream (else /tmp/dualrt-gpu/stream), five files in all: build.log, and per
 # backend the sample's output (stream-<backend>.txt) and rows (stream-<backend>.csv). Ends with

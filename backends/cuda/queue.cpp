@@ -228,6 +228,18 @@ backend::EventPtr QueueImpl::record() {
     return event;
 }
 
+backend::EventPtr QueueImpl::mark() {
+    // Allocated before the lock, to keep the lock short.
+    auto fresh = std::make_shared<EventImpl>(shared_from_this());
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The last command's event marks exactly this point (a wait or a timed record since then
+    // adds no work); held by someone, it is the queue's pending event or recorded already.
+    if (std::shared_ptr<EventImpl> last = last_.lock()) return last;
+    fresh->set_sequence(sequence_);
+    last_ = fresh;
+    return fresh;
+}
+
 void QueueImpl::wait_for(backend::EventImpl& event) {
     ScopedContext current(device_->context());
     // Recorded first, outside this queue's mutex: it may be this queue's own pending event, and
@@ -261,6 +273,8 @@ NativeHandle QueueImpl::native_handle() const {
     {
         std::lock_guard<std::mutex> lock(self.mutex_);
         previous = self.record_last_locked();
+        // Work the caller adds natively comes after that event: mark() must not return it.
+        self.last_.reset();
     }
     return reinterpret_cast<NativeHandle>(stream_);
 }

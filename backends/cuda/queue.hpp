@@ -64,6 +64,9 @@ public:
                                 backend::BufferImpl& src, std::size_t src_offset,
                                 std::size_t bytes) override;
     backend::EventPtr record() override;                // a timed cuEventRecord
+    // The last enqueue's event (recorded from the pool when someone waits for it), or a pending
+    // one at the same point: no timing, no cuEventCreate.
+    backend::EventPtr mark() override;
     void wait_for(backend::EventImpl& event) override;  // cuStreamWaitEvent
     // cuStreamSynchronize: blocks. Records the last enqueue's pending event first, so that the
     // event reads complete afterwards.

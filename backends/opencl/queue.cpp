@@ -357,6 +357,26 @@ backend::EventPtr QueueImpl::record() {
     return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), true);
 }
 
+backend::EventPtr QueueImpl::mark() {
+    // With an event per command (DUALRT_SYNC), a marker now is the only pending-free point.
+    if (own_events_) {
+        cl::Event marker;
+        std::shared_ptr<EventImpl> previous;  // released after the lock
+        std::lock_guard<std::mutex> lock(mutex_);
+        previous = record_last_locked();
+        CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &marker), describe("marking"));
+        return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), false);
+    }
+    auto fresh = std::make_shared<EventImpl>(shared_from_this(), EventImpl::Start::pending);
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The last command's event marks exactly this point (a barrier or a timed marker since then
+    // adds no work of its own); held by someone, it is pending or has its marker already.
+    if (std::shared_ptr<EventImpl> last = last_.lock()) return last;
+    fresh->set_sequence(sequence_);
+    last_ = fresh;
+    return fresh;
+}
+
 void QueueImpl::wait_for(backend::EventImpl& event) {
     EventImpl& other = ours(event);
     if (other.finished()) return;  // a wait found it complete: nothing to order after
@@ -391,6 +411,8 @@ NativeHandle QueueImpl::native_handle() const {
     {
         std::lock_guard<std::mutex> lock(self.mutex_);
         previous = self.record_last_locked();
+        // Work the caller adds natively comes after that event: mark() must not return it.
+        self.last_.reset();
     }
     return reinterpret_cast<NativeHandle>(queue_());
 }

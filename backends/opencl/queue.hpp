@@ -58,6 +58,9 @@ public:
     backend::EventPtr launch(backend::KernelImpl& kernel, const backend::LaunchGeometry& geometry,
                              backend::KernelArgs args) override;
     backend::EventPtr record() override;           // clEnqueueMarkerWithWaitList
+    // The last enqueue's event, or a pending one at the same point: its marker is made only when
+    // someone waits for it, and no flush comes with it (a waiting queue flushes this one).
+    backend::EventPtr mark() override;
     void wait_for(backend::EventImpl& event) override;  // clEnqueueBarrierWithWaitList
     // clFinish: blocks. Makes the marker of the last enqueue's pending event first, so that the
     // event reads complete afterwards.

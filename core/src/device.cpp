@@ -88,6 +88,8 @@ bool backend::DeviceImpl::can_wait_on(const DeviceImpl& other) const { return &o
 
 bool backend::DeviceImpl::can_copy_peer(const DeviceImpl&) const { return false; }
 
+backend::EventPtr backend::QueueImpl::mark() { return record(); }
+
 backend::EventPtr backend::QueueImpl::copy_peer(BufferImpl&, std::size_t, BufferImpl&,
                                                 std::size_t, std::size_t) {
     detail::raise_argument("Queue::copy (between devices)",

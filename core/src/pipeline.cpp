@@ -21,6 +21,10 @@ namespace {
 // Lanes are queues: beyond this many, more would only cost device memory and scheduling.
 constexpr std::size_t max_lanes = 16;
 constexpr std::size_t default_lanes = 4;
+// Three stage queues keep this many chunks in flight by default: one more than the stages, so an
+// upload into a reused buffer need not wait for a download that ends just as it could start
+// (with 3, any jitter of one stage stalled the other two; GPU run F, small chunks).
+constexpr std::size_t default_three_queue_depth = 4;
 // Pinned staging buffers per staged array: two more than the chunks in flight, so the host's
 // memcpy can run two chunks ahead of the device.
 constexpr std::size_t extra_staging_slots = 2;
@@ -108,8 +112,10 @@ Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_un
                                        " with lanes would make as many queues; expected at "
                                        "most " + std::to_string(max_lanes));
     const std::size_t fixed_queues = queue_count(s.mode, 0);
-    s.depth = options.depth != 0 ? options.depth
-                                 : (s.mode == PipelineMode::lanes ? default_lanes : fixed_queues);
+    s.depth = options.depth != 0                          ? options.depth
+              : s.mode == PipelineMode::lanes          ? default_lanes
+              : s.mode == PipelineMode::three_queues   ? default_three_queue_depth
+                                                       : fixed_queues;
     s.devices = {s.device};
     s.queues.mode = s.mode;
     for (std::size_t q = 0; q < queue_count(s.mode, s.depth); ++q)
@@ -163,6 +169,11 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
         for (const auto& array : *side) widest = std::max(widest, array.elem_size);
     detail::PlanRequest request{arrays.count, halo.row_width(), widest,
                                 halo.before() + halo.after()};
+    std::size_t bytes = 0;  // over the bus, for what learning may cost
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) bytes += arrays.count * array.elem_size;
+    request.can_learn = s.options.timing == PipelineTiming::every_chunk ||
+                        detail::learning_affordable(bytes, s.record_ms);
     const std::size_t staging_slots = s.depth + extra_staging_slots;
     detail::ScheduleShape shape{s.mode, s.depth, 0};
     for (const auto& array : arrays.inputs)
@@ -191,9 +202,13 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
     s.output_staging.ensure(s.device, staging_slots, output_staged);
 
     // The run.
+    // A layout's first run with fixed chunks times windows too: the report estimates untimed
+    // chunks' stages from the model. (Automatic chunking decides that in its plan: a short
+    // run takes the safe plan, untimed.)
     const bool first_of_layout = model.samples[detail::upload_stage].size() == 0;
+    const bool fixed = s.options.chunking.kind() != Chunking::Kind::automatic;
     std::vector<bool> timed = detail::choose_timed_chunks(
-        extents.size(), s.options.timing, plan.learning || first_of_layout, model.runs,
+        extents.size(), s.options.timing, plan.learning || (first_of_layout && fixed), model.runs,
         s.record_ms, model.timing_credit_ms);
     detail::RunTiming timing(std::move(timed), s.mode);
     detail::ChunkScheduler scheduler(s.queues, s.slots, s.input_staging, s.output_staging,

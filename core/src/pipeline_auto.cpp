@@ -31,6 +31,15 @@ constexpr std::size_t small_input_chunks = 8;
 // into tiny chunks: on NVIDIA's OpenCL (H200) a fit without fixed host cost once planned 3442
 // chunks of 64-96 KiB for a 256 MiB stencil, 15x slower than 64 chunks (docs/BENCHMARKS.md).
 constexpr std::size_t planned_min_bytes = std::size_t{1} << 20;
+// A layout learns (shaped plans, timed windows) for at most this many runs; while its model is
+// still unusable after them, runs take the safe plan: equal chunks of the first run's body size.
+constexpr std::size_t learning_runs = 3;
+// The learning runs' bodies, as multiples of the first run's: sizes that differ clearly from run
+// to run, so the fit sees more size classes than one run's ramps give (GPU run F: "the timed
+// copies do not yet grow" after three runs of the same shape on NVIDIA's OpenCL).
+constexpr double learning_body_scale[learning_runs] = {1.0, 4.0, 0.25};
+// Per-chunk fixed costs may be at most this share of a planned chunk's busiest stage.
+constexpr double max_fixed_share = 0.5;
 
 std::size_t round_up(std::size_t value, std::size_t granule) {
     return (value + granule - 1) / granule * granule;
@@ -63,7 +72,35 @@ PlanDecision fixed_plan(const Chunking& chunking, const PlanRequest& request,
     return plan;
 }
 
+// The first run's chunk body: about a 32nd of the arrays, within 1 to 16 MiB of the widest
+// array, in whole granules.
+std::size_t probe_body(const PlanRequest& request) {
+    return round_up(std::clamp(request.count / probe_fraction,
+                               probe_min_bytes / request.widest_elem,
+                               probe_max_bytes / request.widest_elem),
+                    request.granule);
+}
+
 }  // namespace
+
+std::size_t fixed_cost_floor(const StageModels& models, PipelineMode mode) {
+    const StageModel& up = models.stage[upload_stage];
+    const StageModel& compute = models.stage[compute_stage];
+    const StageModel& down = models.stage[download_stage];
+    // What a chunk costs whatever its size: the host's enqueues, and the busiest engine's own
+    // set-up (the other engines' overlap it). Against the busiest engine's time per element.
+    const double fixed = models.stage[host_stage].fixed_ms +
+                         (mode == PipelineMode::two_queues
+                              ? std::max(up.fixed_ms + down.fixed_ms, compute.fixed_ms)
+                              : std::max({up.fixed_ms, compute.fixed_ms, down.fixed_ms}));
+    const double rate =
+        mode == PipelineMode::two_queues
+            ? std::max(up.per_element_ms + down.per_element_ms, compute.per_element_ms)
+            : std::max({up.per_element_ms, compute.per_element_ms, down.per_element_ms});
+    if (!(rate > 0.0) || !(fixed > 0.0)) return 0;
+    const double elements = fixed / (max_fixed_share * rate);
+    return elements >= 1e15 ? std::size_t{1} << 50 : static_cast<std::size_t>(std::ceil(elements));
+}
 
 PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                          LayoutModel& model, const ScheduleShape& shape, const char* operation) {
@@ -94,9 +131,14 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
         }
         if (cached.count != request.count) {
             PlanLimits planned = limits;
+            // Floors, in elements: the measured per-chunk fixed costs must not dominate a
+            // chunk, and a model from noisy timings must not pick tiny chunks; arrays too
+            // small for small_input_chunks such chunks are cut into that many.
+            const std::size_t floor = std::max(planned_min_bytes / request.widest_elem,
+                                               fixed_cost_floor(fitted, shape.mode));
             planned.smallest = std::max(
                 limits.smallest,
-                round_up(std::min(planned_min_bytes / request.widest_elem,
+                round_up(std::min(floor,
                                   std::max<std::size_t>(request.count / small_input_chunks, 1)),
                          granule));
             planned.largest = std::max(planned.largest, planned.smallest);
@@ -113,13 +155,34 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                    " (equal chunks at best " + format_ms(choice.uniform_ms) + ")";
         return plan;
     }
+    const std::size_t body = std::max(probe_body(request), limits.smallest);  // halo included
+    if (model.runs >= learning_runs || !request.can_learn) {
+        // The timings still tell nothing usable (a CPU device, a noisy clock), or timing would
+        // cost this run more than it is worth (a short one): equal chunks of the first run's
+        // body, 1 to 16 MiB, where fixed costs are small against the copies and fill and drain
+        // short. Sampled windows go on, as on any planned run, paid from the timing credit.
+        plan.sizes = equal_sizes(request.count,
+                                 std::max<std::size_t>(1, (request.count + body / 2) / body),
+                                 granule);
+        plan.how = std::string(model.runs == 0 ? "auto: first run of this layout, a safe plan, "
+                                               : "auto: a safe plan, ") +
+                   (model.runs >= learning_runs
+                        ? "the stage model of " + std::to_string(model.runs) +
+                              " runs being unusable (" + model.why_not() + ")"
+                        : std::string("the run too short to pay for learning")) +
+                   ": " + describe_sizes(plan.sizes);
+        return plan;
+    }
     plan.learning = true;
-    const std::size_t body = round_up(
-        std::clamp(request.count / probe_fraction, probe_min_bytes / request.widest_elem,
-                   probe_max_bytes / request.widest_elem),
+    // Each learning run its own body, so that the runs together time sizes far apart.
+    const double scale = learning_body_scale[model.runs % learning_runs];
+    const std::size_t scaled = round_up(
+        std::clamp(static_cast<std::size_t>(static_cast<double>(body) * scale),
+                   std::max(limits.smallest, granule),
+                   std::max<std::size_t>(limits.smallest, request.count / small_input_chunks)),
         granule);
     for (std::size_t ramp = probe_ramp; ramp >= 1 && plan.sizes.empty(); --ramp)
-        plan.sizes = shaped_sizes(request.count, body, ramp, ramp, granule, limits.smallest);
+        plan.sizes = shaped_sizes(request.count, scaled, ramp, ramp, granule, limits.smallest);
     if (plan.sizes.empty()) {
         const std::size_t chunks =
             std::clamp<std::size_t>(request.count / limits.smallest, 1, small_input_chunks);
@@ -127,8 +190,8 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
     }
     plan.how = (model.runs == 0 ? std::string("auto: first run of this layout, ")
                                 : "auto: run " + std::to_string(model.runs + 1) +
-                                      " of this layout, still learning (the timed copies do not "
-                                      "yet grow with the chunk size), ") +
+                                      " of this layout, still learning (" + model.why_not() +
+                                      "), ") +
                describe_sizes(plan.sizes) +
                "; its timed chunks fit the stage model that plans the next runs";
     return plan;

@@ -20,6 +20,10 @@ struct PlanRequest {
     std::size_t granule = 1;       // chunk boundaries fall on multiples of it (whole rows)
     std::size_t widest_elem = 1;   // the largest element size of any array, in bytes
     std::size_t halo_elements = 0; // halo before + after each chunk
+    // Whether the run can afford a learning run's timed windows (learning_affordable,
+    // pipeline_timing.hpp); if not, and the model cannot plan, automatic chunking takes the
+    // safe plan at once.
+    bool can_learn = true;
 };
 
 struct PlanDecision {
@@ -32,6 +36,11 @@ struct PlanDecision {
 // The chunk sizes of a run. Fixed chunking needs per-chunk counts that are whole rows;
 // `operation` names the call in the errors. Automatic chunking reuses the layout's cached plan
 // while the model predicts it within 1% of what it did, else plans again and caches that.
+// The smallest chunk, in elements, whose fixed costs (the host's share and the busiest engine's
+// set-up) are at most half of what the busiest engine spends on its elements: smaller chunks
+// pay too much for being a chunk. 0 when the model has no fixed or no per-element cost.
+std::size_t fixed_cost_floor(const StageModels& models, PipelineMode mode);
+
 PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                          LayoutModel& model, const ScheduleShape& shape, const char* operation);
 

@@ -47,9 +47,9 @@ std::size_t StageSamples::size() const {
 
 std::size_t StageSamples::size_classes() const { return by_class_.size(); }
 
-StageModel StageSamples::fit() const {
-    // One point per size class, so that a size timed often does not outweigh the others.
-    std::vector<double> xs, ys;
+void StageSamples::class_medians(std::vector<double>& xs, std::vector<double>& ys) const {
+    xs.clear();
+    ys.clear();
     for (const auto& entry : by_class_) {
         std::vector<double> elements, ms;
         for (const auto& sample : entry.second) {
@@ -59,6 +59,37 @@ StageModel StageSamples::fit() const {
         xs.push_back(median(elements));
         ys.push_back(median(ms));
     }
+}
+
+std::string StageSamples::unusable(const StageModel& model) const {
+    std::vector<double> xs, ys;
+    class_medians(xs, ys);
+    if (xs.size() < 2)
+        return xs.empty() ? "no samples" : "one chunk size timed";
+    const auto [low, high] = std::minmax_element(xs.begin(), xs.end());
+    if (*high < min_size_spread * *low) return "timed chunk sizes too close together";
+    if (xs.size() < 3) return "";
+    double squares = 0.0, total = 0.0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const double off = ys[i] - model.at(xs[i]);
+        squares += off * off;
+        total += ys[i];
+    }
+    const double mean = total / static_cast<double>(xs.size());
+    const double rms = std::sqrt(squares / static_cast<double>(xs.size()));
+    if (!(mean > 0.0) || rms > max_fit_error * mean) {
+        char text[96];
+        std::snprintf(text, sizeof text, "noisy (off the fitted line by %.0f%%)",
+                      mean > 0.0 ? 100.0 * rms / mean : 100.0);
+        return text;
+    }
+    return "";
+}
+
+StageModel StageSamples::fit() const {
+    // One point per size class, so that a size timed often does not outweigh the others.
+    std::vector<double> xs, ys;
+    class_medians(xs, ys);
     StageModel model;
     if (xs.empty()) return model;
     const double n = static_cast<double>(xs.size());
@@ -86,15 +117,21 @@ StageModel StageSamples::fit() const {
     return model;
 }
 
-bool LayoutModel::can_plan() const {
-    if (!std::all_of(std::begin(samples), std::end(samples),
-                     [](const StageSamples& s) { return s.size_classes() >= 2; }))
-        return false;
+std::string LayoutModel::why_not() const {
+    const StageModels fitted = fit();
+    for (std::size_t s = 0; s < stage_count; ++s) {
+        std::string reason = samples[s].unusable(fitted.stage[s]);
+        // The host's own time per chunk jitters by more than the device's (the OS, other
+        // threads) and only bounds how small chunks may get: its medians suffice.
+        if (s == host_stage && reason.rfind("noisy", 0) == 0) reason.clear();
+        if (!reason.empty()) return std::string(stage_name(s)) + ": " + reason;
+    }
     // A copy that does not grow with the chunk is noise, not a model: the spans were not those
     // of engines taking chunks in order (a CPU device), or too few were timed.
-    const StageModels fitted = fit();
-    return fitted.stage[upload_stage].per_element_ms > 0.0 &&
-           fitted.stage[download_stage].per_element_ms > 0.0;
+    for (std::size_t s : {upload_stage, download_stage})
+        if (!(fitted.stage[s].per_element_ms > 0.0))
+            return std::string(stage_name(s)) + ": the timed copies do not grow with the chunk";
+    return "";
 }
 
 StageModels LayoutModel::fit() const {

@@ -45,15 +45,27 @@ public:
     // The least-squares line through each size class's median, with fixed and per-element
     // costs kept non-negative. With a single size class, all of the time is per element.
     StageModel fit() const;
+    // "" when the samples can tell the fixed cost from the per-element one and `model` (their
+    // fit) follows them; else why not, in words: fewer than two size classes, sizes less than
+    // min_size_spread apart, or class medians off the line by more than max_fit_error (only
+    // checkable with three classes or more).
+    std::string unusable(const StageModel& model) const;
 
 private:
     struct Sample {
         double elements;
         double ms;
     };
+    // One point per size class: its median element count and median time.
+    void class_medians(std::vector<double>& xs, std::vector<double>& ys) const;
     static constexpr std::size_t per_class = 8;
     std::map<int, std::deque<Sample>> by_class_;
 };
+
+// A fit needs its smallest and largest size classes at least this factor apart...
+inline constexpr double min_size_spread = 2.0;
+// ...and its class medians within this share of their mean (RMS) of the fitted line.
+inline constexpr double max_fit_error = 0.3;
 
 // The last plan the model made for a layout, kept while the model still predicts it as it did:
 // planning plays dozens of candidate plans, and every run refines the model a little.
@@ -70,9 +82,12 @@ struct LayoutModel {
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
     CachedPlan plan;
-    // Whether the samples can tell fixed from per-element costs for every stage, and the copies
-    // grow with the chunk: automatic chunking plans from the model only then.
-    bool can_plan() const;
+    // Whether the samples can tell fixed from per-element costs for every stage, the fits follow
+    // them, and the copies grow with the chunk: automatic chunking plans from the model only
+    // then.
+    bool can_plan() const { return why_not().empty(); }
+    // "" when can_plan(), else the first reason it cannot, in words ("upload: noisy ...").
+    std::string why_not() const;
     StageModels fit() const;
 };
 

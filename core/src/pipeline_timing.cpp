@@ -13,6 +13,11 @@ namespace {
 // on their engine; the next ones' start where the timed chunk before them ended.
 constexpr std::size_t window_chunks = 3;
 constexpr std::size_t records_per_chunk = 4;
+// A learning run's window at the end: the last chunks of a shaped plan, halving, so that its
+// three known-start chunks are of three sizes.
+constexpr std::size_t end_window_chunks = 4;
+static_assert(learning_records == (window_chunks + end_window_chunks) * records_per_chunk,
+              "learning_records counts the two windows of a learning run");
 
 // One item of a track: a stage of a chunk, in the order the track's engine or queue takes them.
 struct TrackItem {
@@ -36,8 +41,9 @@ std::size_t track_length(std::size_t track, std::size_t chunks, bool two_queues)
     return two_queues && track == 0 ? 2 * chunks : chunks;
 }
 
-void mark_window(std::vector<bool>& timed, std::size_t first) {
-    for (std::size_t i = first; i < std::min(timed.size(), first + window_chunks); ++i)
+void mark_window(std::vector<bool>& timed, std::size_t first,
+                 std::size_t length = window_chunks) {
+    for (std::size_t i = first; i < std::min(timed.size(), first + length); ++i)
         timed[i] = true;
 }
 
@@ -133,6 +139,11 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
     return resolved;
 }
 
+bool learning_affordable(std::size_t bytes, double record_ms) {
+    const double fastest_ms = static_cast<double>(bytes) / (fastest_bus_gbps * 1e6);
+    return static_cast<double>(learning_records) * record_ms <= learning_share * fastest_ms;
+}
+
 std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
                                       std::size_t run_number, double record_ms,
                                       double& credit_ms) {
@@ -146,7 +157,8 @@ std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
     if (learning) {
         // The model needs sizes that differ: the middle's and the shrinking end's.
         mark_window(timed, middle);
-        mark_window(timed, last);
+        mark_window(timed, chunks > end_window_chunks ? chunks - end_window_chunks : 0,
+                    end_window_chunks);
         return timed;
     }
     const double window_ms = static_cast<double>(window_chunks * records_per_chunk) * record_ms;

@@ -9,3 +9,11 @@ __kernel void triad(uint n, float s, __global const float* restrict a,
     const size_t i = get_global_id(0);
     if (i < n) c[i] = fma(s, b[i], a[i]);
 }
+
+// triad_pairs: the same over a and b interleaved in one array of pairs (ab[2i] = a[i],
+// ab[2i + 1] = b[i]): the stream with one input array. Twin of kernels/cu/stream.cu.
+__kernel void triad_pairs(uint n, float s, __global const float* restrict ab,
+                          __global float* restrict c) {
+    const size_t i = get_global_id(0);
+    if (i < n) c[i] = fma(s, ab[2 * i + 1], ab[2 * i]);
+}

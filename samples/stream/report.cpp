@@ -151,6 +151,78 @@ void Report::print_summary(std::ostream& out) const {
     table.print(out);
 }
 
+const Row* Report::find(const std::string& name, std::size_t block_bytes) const {
+    for (const Row& row : rows_)
+        if (row.name == name && row.block_bytes == block_bytes) return &row;
+    return nullptr;
+}
+
+void Report::print_pipeline_summary(std::ostream& out) const {
+    static const char* const hand_written = "pinned-view";
+    static const char* const pipelines[] = {"pipeline", "pipeline-pairs", "pipeline-auto"};
+    const std::vector<std::size_t> sizes = block_sizes();
+    bool any = false;
+    for (const char* name : pipelines)
+        for (std::size_t size : sizes) any = any || find(name, size) != nullptr;
+    if (!any) return;
+
+    std::vector<std::string> header = {"Pipeline / " + std::string(hand_written)};
+    for (std::size_t size : sizes) header.push_back(format_bytes(size));
+    Table table(header);
+    for (const char* name : pipelines) {
+        std::vector<std::string> cells = {name};
+        bool present = false;
+        for (std::size_t size : sizes) {
+            const Row* row = find(name, size);
+            const Row* base = find(hand_written, size);
+            present = present || row != nullptr;
+            if (!row || !row->result.wrong.empty() || !base || gbps(*base) <= 0.0) {
+                cells.push_back(row && !row->result.wrong.empty() ? "WRONG" : "");
+                continue;
+            }
+            const double value = gbps(*row) / gbps(*base);
+            cells.push_back(fixed(value, 2) + (value < pipeline_target ? " *" : ""));
+        }
+        if (present) table.add(std::move(cells));
+    }
+    out << "\nPipeline over the same stream hand-written on dualrt's queues (" << hand_written
+        << ", two queues alternating blocks), GB/s ratio, host clock (* below "
+        << fixed(pipeline_target, 2) << "; the ratios over native pinned are above)\n";
+    table.print(out);
+
+    // Auto ignores the block size: each of its rows is a fresh Pipeline, its first run untimed.
+    const Row* best = nullptr;
+    for (std::size_t size : sizes) {
+        const Row* row = find("pipeline", size);
+        if (row && row->result.wrong.empty() && (!best || gbps(*row) > gbps(*best))) best = row;
+    }
+    std::vector<double> auto_gbps, first_gbps;
+    for (std::size_t size : sizes)
+        if (const Row* row = find("pipeline-auto", size); row && row->result.wrong.empty()) {
+            auto_gbps.push_back(gbps(*row));
+            if (row->result.first_wall_ms > 0.0)
+                first_gbps.push_back(3.0 * static_cast<double>(array_bytes_) /
+                                     (row->result.first_wall_ms * 1e6));
+        }
+    if (auto_gbps.empty()) return;
+    std::sort(auto_gbps.begin(), auto_gbps.end());
+    std::sort(first_gbps.begin(), first_gbps.end());
+    const double median_auto = auto_gbps[auto_gbps.size() / 2];
+    out << "pipeline-auto: " << fixed(median_auto, 2) << " GB/s (median of its " << auto_gbps.size()
+        << " rows, " << fixed(auto_gbps.front(), 2) << " to " << fixed(auto_gbps.back(), 2) << ")";
+    if (!first_gbps.empty())
+        out << "; a fresh Pipeline's first run " << fixed(first_gbps[first_gbps.size() / 2], 2)
+            << " GB/s";
+    out << "\n";
+    if (best) {
+        const double value = median_auto / gbps(*best);
+        out << "pipeline-auto / the best fixed chunk size of pipeline (" << fixed(gbps(*best), 2)
+            << " GB/s at " << format_bytes(best->block_bytes) << "): " << fixed(value, 3)
+            << (value >= auto_target ? " (target " : " * (target ") << fixed(auto_target, 2)
+            << (value >= auto_target ? " met)" : " NOT met)") << "\n";
+    }
+}
+
 bool Report::all_verified() const {
     return std::all_of(rows_.begin(), rows_.end(),
                        [](const Row& row) { return row.result.wrong.empty(); });

@@ -16,6 +16,10 @@ namespace dualrt::samples::stream {
 // The issue's targets, as ratios of GB/s (host clock) over the native pinned stream's.
 inline constexpr double pinned_target = 0.95;  // dualrt's pinned memory, however it is held
 inline constexpr double staged_target = 0.80;  // pageable memory, where dualrt stages it
+// Issue 21: Pipeline rows over the hand-written schedule on dualrt's queues (the pinned-view
+// variant) at the same block size, and Pipeline auto over the best fixed chunk size.
+inline constexpr double pipeline_target = 0.95;
+inline constexpr double auto_target = 1.00;
 
 struct Row {
     std::string name;  // the variant's, or "native pinned" / "native pageable"
@@ -38,6 +42,9 @@ public:
 
     void print(std::ostream& out) const;          // every row
     void print_summary(std::ostream& out) const;  // the ratio matrix
+    // Pipeline rows beside the hand-written schedule, and auto beside the best fixed chunk
+    // size; nothing when no Pipeline variant ran.
+    void print_pipeline_summary(std::ostream& out) const;
     bool all_verified() const;
     const CsvWriter& csv() const { return csv_; }
 
@@ -52,6 +59,7 @@ private:
     double target(const Row& row) const;  // on ratio(row, pinned); 0: none
     std::string target_text(const Row& row) const;
     std::vector<std::size_t> block_sizes() const;  // in the order measured
+    const Row* find(const std::string& name, std::size_t block_bytes) const;  // null: none
 
     std::size_t array_bytes_;
     std::size_t min_staged_bytes_;

@@ -147,6 +147,7 @@ int run(const dualrt::samples::Args& args, const Plan& plan) {
     report.print(std::cout);
     std::cout << "\n";
     report.print_summary(std::cout);
+    report.print_pipeline_summary(std::cout);
     if (report.csv().enabled()) std::cout << "rows written to " << report.csv().path() << "\n";
     if (!report.all_verified()) {
         std::cerr << "stream: some variants computed a wrong c (rows marked WRONG)\n";

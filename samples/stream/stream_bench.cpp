@@ -132,6 +132,33 @@ Measurement StreamBench::measure(const HostBlocks& host,
     return result;
 }
 
+Measurement StreamBench::measure_run(const FillInputs& fill, float* c,
+                                     const std::function<double()>& run) {
+    job_.scale = next_scale();
+    fill(job_.a, job_.b, job_.elements);
+    const auto c_at = [&](std::size_t i) { return c[i]; };
+    std::string wrong;
+    double first_wall_ms = -1.0;
+    const auto once = [&]() -> StreamTiming {
+        poison(c, job_.elements);
+        bench::detail::StreamClocks clocks;
+        clocks.begin = clocks.loop_begin = Clock::now();
+        const double device_ms = run();
+        clocks.loop_end = clocks.end = Clock::now();
+        if (wrong.empty()) wrong = check_triad(job_, c_at, false);
+        const StreamTiming timing = bench::detail::stream_timing(clocks, device_ms, 1);
+        if (first_wall_ms < 0.0) first_wall_ms = timing.wall_ms;
+        return timing;
+    };
+    Measurement result;
+    result.timing = bench::detail::median_of_runs(job_.repetitions, once);
+    result.timing.enqueue_us = 0.0;  // the run's own loop: not timed apart
+    result.first_wall_ms = first_wall_ms;
+    if (wrong.empty()) wrong = check_triad(job_, c_at, true);
+    result.wrong = std::move(wrong);
+    return result;
+}
+
 Measurement StreamBench::measure_native(bench::NativeBaseline& native, HostMemory memory) {
     job_.scale = next_scale();
     StreamJob job = job_;

@@ -46,7 +46,13 @@ struct HostBlocks {
 struct Measurement {
     StreamTiming timing;
     std::string wrong;
+    double first_wall_ms = 0.0;  // measure_run: the untimed first run (Pipeline auto: a fresh
+                                 // Pipeline's first, before its other learning runs), host
+                                 // clock; 0 elsewhere
 };
+
+// How measure_run fills a variant's inputs with the reference a and b (elements [0, n)).
+using FillInputs = std::function<void(const float* a, const float* b, std::size_t n)>;
 
 class StreamBench {
 public:
@@ -86,6 +92,14 @@ public:
     // every block in order, records an end event on each queue and finishes both; c is
     // spot-checked after every run and checked whole after the last.
     Measurement measure(const HostBlocks& host, const std::function<void(Block&)>& enqueue);
+
+    // Times a stream that brings its own queues and schedule (a Pipeline): like measure(), but
+    // `run` streams the whole arrays once and returns its own device time (0: none) and blocks
+    // until c is complete. `fill` puts the reference a and b into the variant's arrays; `c` is
+    // the whole output array. Draws a fresh s (scale() reads it inside `run`).
+    Measurement measure_run(const FillInputs& fill, float* c, const std::function<double()>& run);
+    float scale() const { return job_.scale; }
+    const Kernel& triad_kernel() const { return triad_; }
 
     // The native baseline's stream of the same arrays and block size (with a fresh s), its c
     // checked whole here.

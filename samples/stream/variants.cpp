@@ -56,10 +56,16 @@ const std::vector<Variant>& variants() {
                        "views", HostMemory::pinned, registered},
         {"pageable", "std::vector per array, copied through data() + offset",
          HostMemory::pageable, pageable},
-        // Next: "pipeline" (dualrt::Pipeline over the same arrays, two inputs and one output,
-        // chunks of the block size) and "pipeline-auto" (its own chunking), once Pipeline takes
-        // several inputs. Each is a function of the signature above, in variants_pipeline.cpp,
-        // and a line here; pipeline-auto ignores the block size.
+        // Pipeline's own queues and schedule (lanes) over one HostBuffer per array; compared
+        // with the hand-written schedule (pinned-view) as well as with native.
+        {"pipeline", "Pipeline: inputs(a, b), outputs(c), HostBuffers, chunks of the block size",
+         HostMemory::pinned, pipeline_two_inputs},
+        {"pipeline-pairs", "Pipeline: one HostBuffer of (a, b) pairs, outputs c, chunks of the "
+                           "block size (kernel triad_pairs)", HostMemory::pinned, pipeline_pairs},
+        {"pipeline-auto", "Pipeline: inputs(a, b), outputs(c), automatic chunking (ignores the "
+                          "block size; a fresh Pipeline per row, its first and learning runs "
+                          "untimed)",
+         HostMemory::pinned, pipeline_auto},
     };
     return table;
 }

@@ -28,6 +28,12 @@ Measurement pinned_pointer(StreamBench& bench);
 Measurement pageable(StreamBench& bench);
 Measurement pinned_view(StreamBench& bench);
 Measurement registered(StreamBench& bench);
+// Through dualrt::Pipeline (variants_pipeline.cpp): two inputs and one output in chunks of the
+// block size, one input of interleaved (a, b) pairs likewise, and two inputs with automatic
+// chunking.
+Measurement pipeline_two_inputs(StreamBench& bench);
+Measurement pipeline_pairs(StreamBench& bench);
+Measurement pipeline_auto(StreamBench& bench);
 
 // The stream with every copy given a plain pointer into whole arrays (pinned or pageable).
 Measurement stream_through_pointers(StreamBench& bench, float* a, float* b, float* c);

@@ -1,6 +1,7 @@
 # cmake -P: builds a program with the compiler alone and the flags
 # `pkg-config --cflags --libs dualrt` gives for an installed dualrt, then runs it. Variables:
 #   PREFIX, BINARY_DIR, CXX_COMPILER, PKG_CONFIG, VERSION (the dualrt version expected)
+#   MODULE   the pkg-config module (default dualrt; dualrt-mpi for the MPI component)
 #   SOURCE   the program: a .cpp file, or a Markdown file whose first ```cpp block is the
 #            program (the README's example, so that it cannot silently stop compiling)
 cmake_minimum_required(VERSION 3.25)
@@ -20,19 +21,22 @@ if(SOURCE MATCHES "\\.md$")
   file(WRITE ${SOURCE} "${code}")
 endif()
 set(ENV{PKG_CONFIG_PATH} ${PREFIX}/lib/pkgconfig)
+if(NOT MODULE)
+  set(MODULE dualrt)  # or dualrt-mpi
+endif()
 
 function(query out_var)
-  execute_process(COMMAND ${PKG_CONFIG} ${ARGN} dualrt RESULT_VARIABLE result
+  execute_process(COMMAND ${PKG_CONFIG} ${ARGN} ${MODULE} RESULT_VARIABLE result
                   OUTPUT_VARIABLE out ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT result EQUAL 0)
-    message(FATAL_ERROR "pkg-config ${ARGN} dualrt failed: ${err}")
+    message(FATAL_ERROR "pkg-config ${ARGN} ${MODULE} failed: ${err}")
   endif()
   set(${out_var} "${out}" PARENT_SCOPE)
 endfunction()
 
 query(version --modversion)
 if(NOT version STREQUAL VERSION)
-  message(FATAL_ERROR "pkg-config says dualrt ${version}, the build is ${VERSION}")
+  message(FATAL_ERROR "pkg-config says ${MODULE} ${version}, the build is ${VERSION}")
 endif()
 query(cflags --cflags)
 query(libs --libs)

@@ -23,7 +23,8 @@ namespace dualrt::backend {
 // 5: launches borrow their arguments (KernelArgs), DeviceImpl::register_host_memory.
 // 6: copies and waits between devices (can_wait_on, can_copy_peer, QueueImpl::copy_peer).
 // 7: the interop hooks (DeviceImpl::wrap_queue/wrap_buffer/wrap_event, BackendImpl::wrap_device).
-inline constexpr int api_version = 7;
+// 8: QueueImpl::mark, an untimed point for other queues to wait on.
+inline constexpr int api_version = 8;
 
 class DeviceImpl;
 class BufferImpl;
@@ -190,6 +191,11 @@ public:
     virtual EventPtr copy_peer(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
                                std::size_t src_offset, std::size_t bytes);
     virtual EventPtr record() = 0;  // a timed event at the current end of the queue
+    // (optional) An untimed event at the current end of the queue: it completes once every
+    // command enqueued so far has, for other queues and the host to wait on. Cheaper than
+    // record() (no timestamp; CUDA: a pooled event, OpenCL: no flush), so a Pipeline can join
+    // its stages per chunk with it. Defaults to record().
+    virtual EventPtr mark();
     // Later work waits; the host does not. `event` belongs to this queue's device, or to one
     // for which device().can_wait_on(event.device()) is true.
     virtual void wait_for(EventImpl& event) = 0;

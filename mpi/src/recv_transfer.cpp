@@ -1,0 +1,216 @@
+// A receive: header in, checked, reply out, then the pieces. Staged, each piece lands in a
+// pinned slot and is uploaded from there (on the uploads queue) while MPI receives the next; an
+// inline buffer arrives with the header and is uploaded at once. GPU-aware, the pieces land in
+// device memory once the queue's earlier work is done with it.
+#include "comm_state.hpp"
+#include "mpi_check.hpp"
+#include "protocol.hpp"
+
+#include <cstring>
+#include <limits>
+
+namespace dualrt::mpi::detail {
+namespace {
+
+constexpr std::size_t no_piece = std::numeric_limits<std::size_t>::max();
+// A sender's piece size is trusted up to this (pieces are single MPI messages of int bytes).
+constexpr std::uint64_t max_piece_bytes = std::uint64_t(1) << 30;
+
+bool test(MPI_Request& request, const std::string& context) {
+    if (request == MPI_REQUEST_NULL) return true;
+    int done = 0;
+    DUALRT_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE), context);
+    return done != 0;
+}
+
+class RecvTransfer final : public Transfer {
+public:
+    RecvTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
+                 const ElementType& type, int source, int tag)
+        : bytes_(buffer), type_(type), source_(source), tag_(tag),
+          direct_(comm.transport == Transport::gpu_aware) {
+        Queue user = queue;
+        after_ = user.record();
+        last_copy = after_;
+        // Uploads must not overwrite what the queue's earlier work still reads.
+        comm.uploads.wait(after_);
+        // Room for an inline buffer: the sender decides whether the data comes along.
+        message_ = comm.slots.take(header_room);
+        DUALRT_MPI_CHECK(MPI_Irecv(message_.data(), static_cast<int>(header_room), MPI_BYTE,
+                                   source_, tag_, comm.headers, &header_request_),
+                         where());
+    }
+
+    bool advance(CommState& comm) override {
+        if (!have_header_) {
+            MPI_Status status;
+            int done = 0;
+            DUALRT_MPI_CHECK(MPI_Test(&header_request_, &done, &status), where());
+            if (!done) return false;
+            have_header_ = true;
+            source_ = status.MPI_SOURCE;
+            tag_ = status.MPI_TAG;
+            int count = 0;
+            DUALRT_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &count), where());
+            received_ = static_cast<std::size_t>(count);
+            if (received_ >= sizeof header_) std::memcpy(&header_, message_.data(), sizeof header_);
+            else header_.magic = 0;  // not a dualrt::mpi header
+            answer(comm);
+        }
+        if (!test(reply_request_, where())) return false;
+        if (header_.inline_data) return true;
+        if (direct_) return advance_direct(comm);
+        // Pieces arrive in order; each is uploaded from its slot as soon as it is in.
+        while (next_upload_ < pieces_) {
+            Piece* slot = holding(next_upload_);
+            if (slot == nullptr || !test(slot->request, where())) break;
+            const std::size_t offset = next_upload_ * header_.piece_bytes;
+            slot->copied = comm.uploads.copy(bytes_.view(offset, length(next_upload_)),
+                                             slot->host.view(0, length(next_upload_)));
+            slot->uploading = true;
+            last_copy = slot->copied;
+            ++next_upload_;
+        }
+        // A slot takes the next piece once its upload has read it; receives are posted in piece
+        // order, which is how MPI matches them to the sender's pieces.
+        while (next_post_ < pieces_) {
+            Piece* free_slot = nullptr;
+            for (auto& slot : ring_)
+                if (slot.uploading && slot.copied.is_complete()) {
+                    free_slot = &slot;
+                    break;
+                }
+            if (free_slot == nullptr) break;
+            post(comm, *free_slot);
+        }
+        if (next_upload_ < pieces_) return false;
+        for (auto& slot : ring_) comm.slots.give_back(std::move(slot.host), slot.copied);
+        ring_.clear();
+        return true;
+    }
+
+private:
+    struct Piece {
+        Slot host;
+        std::size_t piece = no_piece;
+        bool uploading = false;
+        Event copied;
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+
+    // Checks the header, answers it, and (accepted) uploads inline data or posts the first
+    // receives of the pieces.
+    void answer(CommState& comm) {
+        const bool well_formed =
+            header_.inline_data ? received_ == sizeof(Header) + header_.bytes
+                                : header_.piece_bytes > 0 && header_.piece_bytes <= max_piece_bytes;
+        const bool accepted = accepts(header_, bytes_.bytes(), type_) && well_formed;
+        reply_.accepted = accepted ? 1 : 0;
+        reply_.bytes = bytes_.bytes();
+        reply_.elem_size = type_.size;
+        reply_.type_code = type_.code;
+        DUALRT_MPI_CHECK(MPI_Isend(&reply_, sizeof reply_, MPI_BYTE, source_,
+                                   static_cast<int>(header_.sequence), comm.replies,
+                                   &reply_request_),
+                         where());
+        if (!accepted) {
+            comm.slots.give_back(std::move(message_), Event());
+            // The sender waits for this answer; a small message, it leaves at once.
+            DUALRT_MPI_CHECK(MPI_Wait(&reply_request_, MPI_STATUS_IGNORE), where());
+            raise(Errc::invalid_argument, "dualrt::mpi::Communicator::recv",
+                  comm.describe_self() + " expected " +
+                      describe(bytes_.bytes(), type_.size, type_.code) + " from rank " +
+                      std::to_string(source_) + " with tag " + std::to_string(tag_) +
+                      ", which sent " +
+                      describe(header_.bytes, header_.elem_size, header_.type_code) +
+                      (header_.magic != header_magic ? " (not a dualrt::mpi header)" : "") +
+                      "; both ranks must pass buffers of the same element type and count");
+        }
+        if (header_.inline_data) {
+            if (header_.bytes > 0)
+                last_copy = comm.uploads.copy(bytes_, message_.view(sizeof(Header),
+                                                                    header_.bytes));
+            comm.slots.give_back(std::move(message_), last_copy);
+            return;
+        }
+        comm.slots.give_back(std::move(message_), Event());
+        pieces_ = piece_count(header_.bytes, header_.piece_bytes);
+        if (direct_) return;
+        ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
+        for (auto& slot : ring_) {
+            slot.host = comm.slots.take(header_.piece_bytes);
+            post(comm, slot);
+        }
+    }
+
+    void post(CommState& comm, Piece& slot) {
+        slot.piece = next_post_++;
+        slot.uploading = false;
+        DUALRT_MPI_CHECK(MPI_Irecv(slot.host.data(), static_cast<int>(length(slot.piece)),
+                                   MPI_BYTE, source_, static_cast<int>(header_.sequence),
+                                   comm.pieces, &slot.request),
+                         where());
+    }
+
+    Piece* holding(std::size_t piece) {
+        for (auto& slot : ring_)
+            if (slot.piece == piece && !slot.uploading) return &slot;
+        return nullptr;
+    }
+
+    std::size_t length(std::size_t piece) const {
+        const std::size_t offset = piece * header_.piece_bytes;
+        return std::min<std::size_t>(header_.piece_bytes, header_.bytes - offset);
+    }
+
+    bool advance_direct(CommState& comm) {
+        if (!posted_) {
+            if (!after_.is_complete()) return false;
+            requests_.assign(pieces_, MPI_REQUEST_NULL);
+            for (std::size_t p = 0; p < pieces_; ++p)
+                DUALRT_MPI_CHECK(MPI_Irecv(device_address(bytes_, p * header_.piece_bytes),
+                                           static_cast<int>(length(p)), MPI_BYTE, source_,
+                                           static_cast<int>(header_.sequence), comm.pieces,
+                                           &requests_[p]),
+                                 where());
+            posted_ = true;
+        }
+        for (auto& request : requests_)
+            if (!test(request, where())) return false;
+        return true;
+    }
+
+    std::string where() const {
+        return "receive of " + std::to_string(bytes_.bytes()) + " bytes from rank " +
+               std::to_string(source_) + ", tag " + std::to_string(tag_);
+    }
+
+    Buffer<std::byte> bytes_;
+    ElementType type_;
+    int source_, tag_;
+    bool direct_;
+    Header header_;
+    Reply reply_;
+    Slot message_;  // the header, and an inline buffer after it
+    std::size_t received_ = 0;  // bytes of the header's message
+    MPI_Request header_request_ = MPI_REQUEST_NULL, reply_request_ = MPI_REQUEST_NULL;
+    bool have_header_ = false, posted_ = false;
+    Event after_;
+    std::size_t pieces_ = 0, next_post_ = 0, next_upload_ = 0;
+    std::vector<Piece> ring_;
+    std::vector<MPI_Request> requests_;
+};
+
+}  // namespace
+
+std::shared_ptr<Transfer> start_recv(CommState& comm, const Queue& queue, const BufferView& buffer,
+                                     const ElementType& type, int source, int tag) {
+    const char* op = "dualrt::mpi::Communicator::recv";
+    comm.check_rank(op, "source", source, MPI_ANY_SOURCE);
+    comm.check_tag(op, tag, true);
+    auto transfer = std::make_shared<RecvTransfer>(comm, queue, buffer, type, source, tag);
+    comm.active.push_back(transfer);
+    return transfer;
+}
+
+}  // namespace dualrt::mpi::detail

@@ -1,0 +1,219 @@
+// A send: header out, reply in, then the pieces. Staged, each piece is downloaded into a pinned
+// slot (on the downloads queue) and sent from there, the next pieces' downloads running while
+// MPI sends; a buffer of up to inline_bytes is downloaded behind the header and leaves in the
+// header's message. GPU-aware, the pieces go from device memory once the queue's earlier work is
+// done.
+#include "comm_state.hpp"
+#include "mpi_check.hpp"
+#include "protocol.hpp"
+
+#include <cstring>
+#include <limits>
+
+namespace dualrt::mpi::detail {
+namespace {
+
+constexpr std::size_t no_piece = std::numeric_limits<std::size_t>::max();
+
+bool test(MPI_Request& request, const std::string& context) {
+    if (request == MPI_REQUEST_NULL) return true;
+    int done = 0;
+    DUALRT_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE), context);
+    return done != 0;
+}
+
+class SendTransfer final : public Transfer {
+public:
+    SendTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
+                 const ElementType& type, int dest, int tag)
+        : bytes_(buffer), dest_(dest), tag_(tag), direct_(comm.transport == Transport::gpu_aware) {
+        header_.bytes = buffer.bytes();
+        header_.elem_size = type.size;
+        header_.type_code = type.code;
+        header_.sequence = static_cast<std::uint64_t>(comm.next_sequence());
+        header_.piece_bytes = piece_bytes_for(buffer.bytes(), comm.options.piece_bytes);
+        inline_ = !direct_ && header_.bytes <= inline_bytes;
+        header_.inline_data = inline_ ? 1 : 0;
+        pieces_ = inline_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
+        Queue user = queue;
+        after_ = user.record();
+        last_copy = after_;
+        DUALRT_MPI_CHECK(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, dest_,
+                                   static_cast<int>(header_.sequence), comm.replies,
+                                   &reply_request_),
+                         where());
+        if (!direct_) start_downloads(comm);
+        ticket_ = comm.take_header_ticket();  // last: nothing after it throws
+    }
+
+    void abandoned(CommState& comm) noexcept override {
+        if (!header_posted_) comm.header_skipped(ticket_);
+    }
+
+    bool advance(CommState& comm) override {
+        if (!header_posted_ && !post_header(comm)) return false;
+        if (!test(header_request_, where())) return false;  // the receiver has not taken it yet
+        if (!replied_) {
+            if (!test(reply_request_, where())) return false;
+            replied_ = true;
+            if (message_.valid()) comm.slots.give_back(std::move(message_), Event());
+            if (!reply_.accepted) refuse(comm);
+        }
+        if (inline_) return true;
+        if (direct_) return advance_direct(comm);
+        // Sends may complete out of order, so a piece is looked for in every slot; pieces leave in
+        // order (the receiver matches them by order), each once downloaded.
+        while (next_send_ < pieces_) {
+            Piece* slot = holding(next_send_);
+            if (slot == nullptr || !slot->copied.is_complete()) break;
+            DUALRT_MPI_CHECK(MPI_Isend(slot->host.data(), static_cast<int>(length(next_send_)),
+                                       MPI_BYTE, dest_, static_cast<int>(header_.sequence),
+                                       comm.pieces, &slot->request),
+                             where());
+            ++next_send_;
+        }
+        bool sending = false;
+        for (auto& slot : ring_) {
+            if (slot.request == MPI_REQUEST_NULL) continue;
+            if (!test(slot.request, where())) {
+                sending = true;
+                continue;
+            }
+            if (next_download_ < pieces_) download(comm, slot);
+        }
+        if (sending || next_send_ < pieces_) return false;
+        for (auto& slot : ring_) comm.slots.give_back(std::move(slot.host), Event());
+        ring_.clear();
+        return true;
+    }
+
+private:
+    // Downloads start at once: they only read the buffer, before the reply says yes.
+    void start_downloads(CommState& comm) {
+        comm.downloads.wait(after_);
+        if (inline_) {
+            message_ = comm.slots.take(sizeof(Header) + header_.bytes);
+            std::memcpy(message_.data(), &header_, sizeof header_);
+            if (header_.bytes > 0)
+                last_copy = comm.downloads.copy(message_.view(sizeof(Header), header_.bytes),
+                                                bytes_);
+            return;
+        }
+        ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
+        for (auto& slot : ring_) {
+            slot.host = comm.slots.take(header_.piece_bytes);
+            download(comm, slot);
+        }
+    }
+
+    struct Piece {
+        Slot host;
+        std::size_t piece = no_piece;
+        Event copied;
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+
+    // The header (with the inline data, once downloaded) leaves when every earlier send's has.
+    bool post_header(CommState& comm) {
+        if (!comm.may_post_header(ticket_)) return false;
+        if (inline_ && !last_copy.is_complete()) return false;
+        if (inline_)
+            DUALRT_MPI_CHECK(MPI_Isend(message_.data(),
+                                       static_cast<int>(sizeof(Header) + header_.bytes), MPI_BYTE,
+                                       dest_, tag_, comm.headers, &header_request_),
+                             where());
+        else
+            DUALRT_MPI_CHECK(MPI_Isend(&header_, sizeof header_, MPI_BYTE, dest_, tag_,
+                                       comm.headers, &header_request_),
+                             where());
+        header_posted_ = true;
+        comm.header_posted();
+        return true;
+    }
+
+    Piece* holding(std::size_t piece) {
+        for (auto& slot : ring_)
+            if (slot.piece == piece) return &slot;
+        return nullptr;
+    }
+
+    std::size_t length(std::size_t piece) const {
+        const std::size_t offset = piece * header_.piece_bytes;
+        return std::min<std::size_t>(header_.piece_bytes, header_.bytes - offset);
+    }
+
+    void download(CommState& comm, Piece& slot) {
+        const std::size_t piece = next_download_++;
+        const std::size_t offset = piece * header_.piece_bytes;
+        slot.piece = piece;
+        slot.copied = comm.downloads.copy(slot.host.view(0, length(piece)),
+                                          bytes_.view(offset, length(piece)));
+        last_copy = slot.copied;
+    }
+
+    bool advance_direct(CommState& comm) {
+        if (!posted_) {
+            if (!after_.is_complete()) return false;
+            requests_.assign(pieces_, MPI_REQUEST_NULL);
+            for (std::size_t p = 0; p < pieces_; ++p)
+                DUALRT_MPI_CHECK(MPI_Isend(device_address(bytes_, p * header_.piece_bytes),
+                                           static_cast<int>(length(p)), MPI_BYTE, dest_,
+                                           static_cast<int>(header_.sequence), comm.pieces,
+                                           &requests_[p]),
+                                 where());
+            posted_ = true;
+        }
+        for (auto& request : requests_)
+            if (!test(request, where())) return false;
+        return true;
+    }
+
+    // The receiver said no: both ranks throw. Nothing of this send is left in flight (the header
+    // was received, the pieces never left); the downloads are waited for before the slots go back.
+    [[noreturn]] void refuse(CommState& comm) {
+        for (auto& slot : ring_) {
+            if (slot.copied.valid()) slot.copied.wait();
+            comm.slots.give_back(std::move(slot.host), Event());
+        }
+        ring_.clear();
+        raise(Errc::invalid_argument, "dualrt::mpi::Communicator::send",
+              comm.describe_self() + " sent " +
+                  describe(header_.bytes, header_.elem_size, header_.type_code) + " to rank " +
+                  std::to_string(dest_) + " with tag " + std::to_string(tag_) +
+                  ", which expected " + describe(reply_.bytes, reply_.elem_size, reply_.type_code) +
+                  "; both ranks must pass buffers of the same element type and count");
+    }
+
+    std::string where() const {
+        return "send of " + std::to_string(header_.bytes) + " bytes to rank " +
+               std::to_string(dest_) + ", tag " + std::to_string(tag_);
+    }
+
+    Buffer<std::byte> bytes_;
+    int dest_, tag_;
+    bool direct_, inline_ = false;
+    std::uint64_t ticket_ = 0;
+    Header header_;
+    Reply reply_;
+    Slot message_;  // an inline send's header and data
+    MPI_Request header_request_ = MPI_REQUEST_NULL, reply_request_ = MPI_REQUEST_NULL;
+    bool header_posted_ = false, replied_ = false, posted_ = false;
+    Event after_;
+    std::size_t pieces_ = 0, next_download_ = 0, next_send_ = 0;
+    std::vector<Piece> ring_;
+    std::vector<MPI_Request> requests_;
+};
+
+}  // namespace
+
+std::shared_ptr<Transfer> start_send(CommState& comm, const Queue& queue, const BufferView& buffer,
+                                     const ElementType& type, int dest, int tag) {
+    const char* op = "dualrt::mpi::Communicator::send";
+    comm.check_rank(op, "destination", dest, 0);
+    comm.check_tag(op, tag, false);
+    auto transfer = std::make_shared<SendTransfer>(comm, queue, buffer, type, dest, tag);
+    comm.active.push_back(transfer);
+    return transfer;
+}
+
+}  // namespace dualrt::mpi::detail

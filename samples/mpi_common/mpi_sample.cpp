@@ -1,0 +1,48 @@
+#include "mpi_sample.hpp"
+
+#include <dualrt/runtime.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+namespace dualrt::samples {
+
+std::optional<int> parse_on_every_rank(Args& args, int argc, char** argv, int rank) {
+    std::ostringstream quiet;
+    auto* err = std::cerr.rdbuf();
+    auto* out = std::cout.rdbuf();
+    if (rank != 0) {
+        std::cerr.rdbuf(quiet.rdbuf());
+        std::cout.rdbuf(quiet.rdbuf());
+    }
+    const auto exit_code = args.parse(argc, argv);
+    std::cerr.rdbuf(err);
+    std::cout.rdbuf(out);
+    return exit_code;
+}
+
+Device device_of_rank(const Args& args, mpi::DeviceSharing sharing) {
+    if (args.given("backend")) setenv(env_backend, args.text("backend").c_str(), 1);
+    if (args.given("device")) setenv(env_device, args.text("device").c_str(), 1);
+    return mpi::device_for_rank(MPI_COMM_WORLD, sharing);
+}
+
+void print_placement(const mpi::Communicator& comm) {
+    const Device& device = comm.device();
+    char line[256] = {};
+    std::snprintf(line, sizeof line, "rank %d: %s device %d '%s', %s transfers", comm.rank(),
+                  to_string(device.backend()), device.info().index, device.name().c_str(),
+                  mpi::to_string(comm.transport()));
+    const bool root = comm.rank() == 0;
+    std::vector<char> lines(root ? sizeof line * static_cast<std::size_t>(comm.size()) : 0);
+    MPI_Gather(line, sizeof line, MPI_CHAR, lines.data(), sizeof line, MPI_CHAR, 0,
+               comm.native());
+    if (root)
+        for (int r = 0; r < comm.size(); ++r)
+            std::cout << &lines[static_cast<std::size_t>(r) * sizeof line] << "\n";
+}
+
+}  // namespace dualrt::samples
