@@ -35,10 +35,12 @@ std::vector<dualrt::Kernel> kernels_on(const std::vector<dualrt::Device>& device
 }
 
 dualrt::Pipeline make_pipeline(std::vector<dualrt::Device> devices, PipelineMode mode,
-                               Chunking chunking) {
+                               Chunking chunking,
+                               dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled) {
     dualrt::PipelineOptions options;
     options.mode = mode;
     options.chunking = chunking;
+    options.timing = timing;
     return dualrt::Pipeline(std::move(devices), options);
 }
 
@@ -108,7 +110,10 @@ TEST_CASE("multi-device pipeline: two inputs, pinned and pageable, every mode, a
                 const float s = rnd.uniform(-2.0f, 2.0f);
                 const auto a = rnd.floats(n), b = rnd.floats(n);
                 std::vector<float> c(n, test::poison_float());
-                auto pipeline = make_pipeline(devices, mode, chunking);
+                // Pinned runs time every chunk, pageable ones sample.
+                auto pipeline = make_pipeline(devices, mode, chunking,
+                                              pinned ? dualrt::PipelineTiming::every_chunk
+                                                     : dualrt::PipelineTiming::sampled);
                 REQUIRE(pipeline.devices().size() == devices.size());
                 ChunkLog log;
                 const auto compute = [&](auto& chunk) {
@@ -138,6 +143,14 @@ TEST_CASE("multi-device pipeline: two inputs, pinned and pageable, every mode, a
                 CHECK(report.timeline.tracks.size() ==
                       devices.size() * (mode == PipelineMode::two_queues ? 2 : 3));
                 CHECK(test::contains(report.summary(), report.devices[1].device));
+                if (pinned) {
+                    // Three spans per chunk (upload, compute, download), named by run index.
+                    CHECK(report.timeline.spans.size() == 3 * report.chunks);
+                    CHECK(report.timed_chunks == report.chunks);
+                } else {
+                    CHECK(test::contains(report.timing, "of every 16 of each device"));
+                    CHECK(report.timed_chunks < report.chunks);
+                }
             }
         }
     }

@@ -46,14 +46,14 @@ void DeviceReportMerger::add(const DeviceShare& share) {
     total_.devices.push_back(std::move(row));
 }
 
-void DeviceReportMerger::finish(std::size_t elements) {
+void DeviceReportMerger::finish(std::size_t elements, std::string timing) {
     const auto count = static_cast<double>(elements);
     total_.serial_ms = total_.upload_ms + total_.compute_ms + total_.download_ms;
     total_.bound_ms = bound_rate_ > 0.0 ? count / bound_rate_ : 0.0;
     total_.measured_ms = end_ms_;
     total_.fastest_alone_ms = best_rate_ > 0.0 ? count / best_rate_ : 0.0;
     total_.timed_chunks = timed_;
-    total_.timing = "every stage of every chunk timed (on every device)";
+    total_.timing = std::move(timing);
     total_.predicted_ms = 0.0;
 }
 

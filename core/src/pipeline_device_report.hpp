@@ -32,8 +32,9 @@ public:
     // `total` has the run's facts and chunks (make_report over the chunks dealt).
     explicit DeviceReportMerger(PipelineReport& total) : total_(total) {}
     void add(const DeviceShare& share);
-    // The sums and estimates, once every device is added; `elements` in the run.
-    void finish(std::size_t elements);
+    // The sums and estimates, once every device is added; `elements` in the run, `timing` how
+    // they were timed, in words.
+    void finish(std::size_t elements, std::string timing);
 
 private:
     PipelineReport& total_;

@@ -27,6 +27,20 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
 // Pinned staging buffers per staged array, as a Pipeline of one device keeps (pipeline.cpp).
 constexpr std::size_t extra_staging_slots = 2;
 
+// Which of a device's chunks (by its own count) are timed: all with every_chunk; when sampled,
+// windows of sampled_window consecutive chunks, one in every sampled_period, from its second
+// chunk on (at its first the queues are idle, and an event's host cost would count as the
+// stage's). Each device's report needs stage times of its own, and the windows start early
+// because a slow device may take only a few chunks.
+constexpr std::size_t sampled_window = 3, sampled_period = 16;
+std::vector<bool> device_timed_chunks(std::size_t room, PipelineTiming timing) {
+    std::vector<bool> timed(room, timing == PipelineTiming::every_chunk);
+    if (timing == PipelineTiming::sampled)
+        for (std::size_t i = 0; i < room; ++i)
+            timed[i] = i % sampled_period >= 1 && i % sampled_period <= sampled_window;
+    return timed;
+}
+
 std::size_t sum_counts(const std::vector<ChunkExtent>& chunks) {
     std::size_t sum = 0;
     for (const ChunkExtent& chunk : chunks) sum += chunk.count;
@@ -171,9 +185,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         driver.output_staging.ensure(driver.device, staging_slots, output_staged);
     }
 
-    // The run: one thread per device beyond the first, which runs on the calling thread. Every
-    // chunk is timed: each device's report needs its own stage times, and its events are few
-    // next to its chunks' work.
+    // The run: one thread per device beyond the first, which runs on the calling thread.
     // Pieces split off chunks for devices of unknown speed are whole rows, and no smaller than
     // the halo's reach.
     const std::size_t granule = halo.row_width();
@@ -195,10 +207,10 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         sources.push_back(std::make_unique<DealtChunks>(dealer, d));
-        // Room to time every chunk a device may take: the plan's, and the pieces split off
-        // them for devices of unknown speed (one each, rarely two).
+        // Room for every chunk a device may take: the plan's, and the pieces split off them for
+        // devices of unknown speed (one each, rarely two).
         timings.push_back(std::make_unique<RunTiming>(
-            std::vector<bool>(extents.size() + 2 * n, true), mode_));
+            device_timed_chunks(extents.size() + 2 * n, options_.timing), mode_));
         const DealtChunks& source = *sources[d];
         computes[d] = [&compute, &source, d](const ChunkViews& views) {
             ChunkViews placed = views;
@@ -265,7 +277,13 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         share.staged_output = driver.output_staging.any();
         merger.add(share);
     }
-    merger.finish(arrays.count);
+    merger.finish(arrays.count,
+                  options_.timing == PipelineTiming::every_chunk
+                      ? "every stage of every chunk timed (on every device)"
+                      : "stages timed on chunks 1-" + std::to_string(sampled_window) +
+                            " of every " + std::to_string(sampled_period) +
+                            " of each device; the others' estimated from each device's stage "
+                            "model");
     total.chunking = plan.how + (alone ? ", all on " + drivers_[planner].label +
                                              " (the fastest device; " + why_alone(mix) + ")"
                                        : ", dealt to " + std::to_string(n) +

@@ -116,11 +116,13 @@ public:
     /// layout gives every chunk to the fastest device, and later runs deal to all or to the
     /// fastest alone, whichever did better (the report's `chunking` says). The compute function
     /// is the same for all: a chunk's `queue` is on its device, and `chunk.device_index` (its
-    /// position in `devices`) picks the Kernel loaded on that device. It is called from one thread per device (for each device,
-    /// in the order of its chunks), so calls for different devices may overlap. Every chunk is
-    /// timed; the report has a row per device (PipelineReport::devices). One device in the list
-    /// is a Pipeline of that device. Throws Errc::invalid_argument for an empty list, an empty
-    /// Device, a device listed twice, or options the one-device constructor refuses.
+    /// position in `devices`) picks the Kernel loaded on that device. It is called from one
+    /// thread per device (for each device, in the order of its chunks), so calls for different
+    /// devices may overlap. The report has a row per device (PipelineReport::devices); with
+    /// PipelineTiming::sampled each device times windows of 3 chunks in every 16, from its
+    /// second. One device in the list is a Pipeline of that device. Throws
+    /// Errc::invalid_argument for an empty list, an empty Device, a device listed twice, or
+    /// options the one-device constructor refuses.
     explicit Pipeline(std::vector<Device> devices, PipelineOptions options = {});
     ~Pipeline();  ///< waits for nothing (run() leaves no work behind); releases everything
     Pipeline(Pipeline&&) noexcept;             ///< takes over the other's queues and buffers

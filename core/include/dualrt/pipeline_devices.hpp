@@ -13,7 +13,7 @@ struct PipelineDeviceRow {
     std::string device;            ///< e.g. "'NVIDIA H200' (cuda device 0)"
     std::size_t chunks = 0;        ///< chunks it ran
     std::size_t elements = 0;      ///< their own elements, summed
-    double upload_ms = 0.0;    ///< device time of its uploads, summed (every chunk is timed)
+    double upload_ms = 0.0;    ///< device time of its uploads, summed (see PipelineReport::timing)
     double compute_ms = 0.0;   ///< device time of its compute, summed
     double download_ms = 0.0;  ///< device time of its downloads, summed
     /// Its first upload's start to its last download's end, measured with its own events.
