@@ -63,6 +63,10 @@ BufferImpl::BufferImpl(std::shared_ptr<DeviceImpl> device, CUdeviceptr address, 
 BufferImpl::~BufferImpl() {
     if (!owned_) return;  // borrowed: the application frees it
     ScopedContext current(device_->context(), ScopedContext::no_throw);
+    if (allocation_ != 0) {
+        free_exportable();
+        return;
+    }
     if (host_ != nullptr) {
         CU_CHECK_NOTHROW(cuMemFreeHost(host_), "freeing a mapped host buffer of " +
                                                    detail::format_bytes(bytes_) + " on " +

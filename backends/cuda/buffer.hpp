@@ -37,8 +37,17 @@ public:
     BufferImpl(std::shared_ptr<DeviceImpl> device, CUdeviceptr address, std::size_t bytes,
                Ownership ownership, Wrapped);
 
-    // cuMemFree / cuMemFreeHost, which wait for work still using the memory; nothing for
-    // borrowed memory. Never throws.
+    // Device memory that another API can import (external_memory.cpp): virtual memory management
+    // (cuMemCreate with POSIX file descriptor handles, mapped read-write for this device), `bytes`
+    // rounded up to the allocation granularity. export_fd() gives a descriptor of it.
+    struct Exportable {};
+    static constexpr Exportable exportable{};
+    BufferImpl(std::shared_ptr<DeviceImpl> device, std::size_t bytes, Exportable);
+    int export_fd() const;  // a new POSIX file descriptor of exportable memory; the caller owns it
+
+    // cuMemFree / cuMemFreeHost, which wait for work still using the memory; for exportable
+    // memory, a wait for the context's work, then unmap and release (which do not wait); nothing
+    // for borrowed memory. Never throws.
     ~BufferImpl() override;
     BufferImpl(const BufferImpl&) = delete;
     BufferImpl& operator=(const BufferImpl&) = delete;
@@ -65,12 +74,16 @@ public:
 
 private:
     [[noreturn]] void raise_held_by_host() const;
+    void free_exportable() noexcept;  // external_memory.cpp
 
     std::shared_ptr<DeviceImpl> device_;
     std::size_t bytes_;
     CUdeviceptr address_ = 0;
     void* host_ = nullptr;  // set for mapped host memory, which is freed with cuMemFreeHost
     bool owned_ = true;     // false for borrowed memory (wrap_buffer): never freed here
+    // Exportable memory: its allocation handle and the mapped (rounded) size; 0 otherwise.
+    CUmemGenericAllocationHandle allocation_ = 0;
+    std::size_t mapped_bytes_ = 0;
     std::atomic<bool> host_claim_{false};
 };
 

@@ -57,6 +57,10 @@ public:
     std::vector<std::string> load_source(const std::string& name,
                                          const std::string& text) override;
     bool can_wait_on(const backend::DeviceImpl& other) const override;  // any CUDA device
+    // Memory OpenCL imports in place (external_memory.cpp): VMM allocations exported as POSIX
+    // file descriptors, where the device supports both.
+    std::string cannot_export_memory() const override;
+    ExportedMemory export_memory(std::size_t bytes) override;
     // Another CUDA device that cuDeviceCanAccessPeer says this one reaches directly (cached).
     bool can_copy_peer(const backend::DeviceImpl& other) const override;
     NativeHandle native_handle() const override;   // CUdevice

@@ -223,6 +223,7 @@ int run(const dualrt::samples::Args& args) {
     if (args.flag("cross")) {
         progress.clear();
         bw::print_cross_device(device, bytes, ctx.repetitions, std::cout);
+        bw::print_shared_memory(device, bytes, ctx.repetitions, std::cout);
     }
 #ifdef DUALRT_BANDWIDTH_ZERO_COPY
     if (measure_zero_copy) {
@@ -247,7 +248,8 @@ int main(int argc, char** argv) {
     args.add_flag("sweep",
                   "also H2D and D2H, pageable and pinned, from 64 KiB up to --size in x4 steps");
     args.add_flag("cross", "also copies between this device and every other one present "
-                           "(peer or staged), beside pinned H2D and D2H");
+                           "(peer or staged), beside pinned H2D and D2H, and saxpy on memory "
+                           "shared with the other device of the same GPU (alloc_shared)");
     args.add_flag("zero-copy", zero_copy_built
                                    ? "also measure zero-copy access to mapped host memory"
                                    : "zero-copy measurement (not in this build)");

@@ -55,7 +55,64 @@ void check_once(Queue& queue, const Buffer<std::uint32_t>& to_buffer,
                                  " delivered wrong data");
 }
 
+// Device ms of saxpy over `x` and `y` (halves of one allocation), median of `repetitions` after a
+// warm-up, timed by recorded events.
+double saxpy_ms(const Device& device, const Buffer<float>& x, const Buffer<float>& y,
+                int repetitions) {
+    auto queue = device.create_queue();
+    auto saxpy = device.kernel("saxpy");
+    const auto n = static_cast<std::uint32_t>(x.size());
+    queue.launch(saxpy, {x.size()}, {}, n, 1.0001f, x, y).wait();
+    std::vector<double> times;
+    for (int r = 0; r < repetitions; ++r) {
+        const Event start = queue.record();
+        queue.launch(saxpy, {x.size()}, {}, n, 1.0001f, x, y);
+        const Event end = queue.record();
+        times.push_back(Event::elapsed_ms(start, end));
+    }
+    return dualrt::bench::detail::median(std::move(times));
+}
+
 }  // namespace
+
+void print_shared_memory(const Device& device, std::size_t bytes, int repetitions,
+                         std::ostream& out) {
+    const std::size_t half = bytes / sizeof(float) / 2 / 1024 * 1024;
+    Table table({"device", "saxpy on", "ms", "GB/s", "shared / own", "target"});
+    bool any = false;
+    for (const Device& other : devices()) {
+        if (other == device || !sharing_support(device, other).possible) continue;
+        any = true;
+        auto shared = alloc_shared<float>(device, other, 2 * half);
+        // Contents: a fill on one side, which the other side's kernel then reads in place.
+        device.create_queue().fill(shared.first, 0.5f, Sync::blocking);
+        for (const bool mine : {true, false}) {
+            const Device& on = mine ? device : other;
+            const Buffer<float>& memory = mine ? shared.first : shared.second;
+            auto own = on.alloc<float>(2 * half);
+            on.create_queue().fill(own, 0.5f, Sync::blocking);
+            const double shared_ms =
+                saxpy_ms(on, memory.view(0, half), memory.view(half, half), repetitions);
+            const double own_ms = saxpy_ms(on, own.view(0, half), own.view(half, half),
+                                           repetitions);
+            const double traffic = 3.0 * static_cast<double>(half * sizeof(float));
+            const double ratio = own_ms > 0.0 ? own_ms / shared_ms : 0.0;
+            table.add({label(on), "shared memory", fixed(shared_ms, 4),
+                       fixed(traffic / (shared_ms * 1e6), 1), fixed(ratio, 3),
+                       ratio >= 0.98 ? ">= 0.98 met" : ">= 0.98 NOT met"});
+            table.add({label(on), "its own buffer", fixed(own_ms, 4),
+                       fixed(traffic / (own_ms * 1e6), 1), "-", "-"});
+        }
+    }
+    if (!any) {
+        out << "\nShared memory: no other device shares memory with " << label(device) << "\n";
+        return;
+    }
+    out << "\nMemory shared in place (alloc_shared), saxpy over " << format_bytes(4 * half)
+        << " x and y (device time, median of " << repetitions << "); no byte is copied between "
+        << "the devices\n";
+    table.print(out);
+}
 
 void print_cross_device(const Device& device, std::size_t bytes, int repetitions,
                         std::ostream& out) {

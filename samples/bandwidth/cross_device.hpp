@@ -16,4 +16,10 @@ namespace dualrt::samples::bandwidth {
 void print_cross_device(const Device& device, std::size_t bytes, int repetitions,
                         std::ostream& out);
 
+// Prints, for each other device that shares memory with `device` (alloc_shared: the CUDA and
+// the OpenCL device of one GPU), the device time of saxpy over shared memory and over the same
+// device's own buffer, on both sides. Prints a line saying so when no device shares.
+void print_shared_memory(const Device& device, std::size_t bytes, int repetitions,
+                         std::ostream& out);
+
 }  // namespace dualrt::samples::bandwidth

@@ -13,6 +13,7 @@
 #include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
 #include <dualrt/runtime.hpp>
+#include <dualrt/shared_memory.hpp>
 #include <dualrt/staging.hpp>
 #include <dualrt/trace.hpp>
 #include <dualrt/types.hpp>

@@ -24,7 +24,8 @@ namespace dualrt::backend {
 // 6: copies and waits between devices (can_wait_on, can_copy_peer, QueueImpl::copy_peer).
 // 7: the interop hooks (DeviceImpl::wrap_queue/wrap_buffer/wrap_event, BackendImpl::wrap_device).
 // 8: QueueImpl::mark, an untimed point for other queues to wait on.
-inline constexpr int api_version = 8;
+// 9: memory shared with another device of the same GPU (export_memory, import_memory).
+inline constexpr int api_version = 9;
 
 class DeviceImpl;
 class BufferImpl;
@@ -239,6 +240,28 @@ public:
     // directly (CUDA: peer access between the two GPUs, enabled on first use). Defaults to false:
     // the core stages the copy through pinned host memory.
     virtual bool can_copy_peer(const DeviceImpl& other) const;
+    // --- Memory shared in place with another device of the same GPU (shared_memory.hpp) ---
+    // (optional) Why this device cannot allocate memory that another API imports, "" when it
+    // can. Defaults to "the <backend> backend cannot export memory".
+    virtual std::string cannot_export_memory() const;
+    // (optional) `bytes` of device memory of this device (a buffer like create_buffer's) and a
+    // POSIX file descriptor of the same memory for another device to import; the caller owns the
+    // descriptor (import_memory takes it). Throws Errc::out_of_memory when there is no room,
+    // Errc::unavailable when cannot_export_memory() says why not.
+    struct ExportedMemory {
+        std::shared_ptr<BufferImpl> buffer;
+        int fd = -1;
+    };
+    virtual ExportedMemory export_memory(std::size_t bytes);
+    // (optional) Why this device cannot import another API's memory, "" when it can. Defaults to
+    // "the <backend> backend cannot import memory".
+    virtual std::string cannot_import_memory() const;
+    // (optional) A buffer of `bytes` around memory another device exported as `fd` (an opaque
+    // POSIX file descriptor), used in place. Takes the descriptor in every case: the driver owns
+    // it once the import succeeds, and it is closed here when the import fails. Throws
+    // Errc::unavailable when cannot_import_memory() says why not, Errc::invalid_argument when the
+    // driver refuses the descriptor.
+    virtual std::shared_ptr<BufferImpl> import_memory(int fd, std::size_t bytes);
     virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
     virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
 

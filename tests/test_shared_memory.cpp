@@ -1,0 +1,109 @@
+// Memory shared in place between the CUDA and the OpenCL device of one GPU (alloc_shared): what
+// every pair of devices says about sharing (two PoCL devices cannot share, and say why), what is
+// refused, and where a pair can share (the GPU machine), that each side sees what the other
+// wrote, through whole buffers and views, without a copy between them.
+#include "support.hpp"
+
+#include <functional>
+#include <utility>
+
+namespace {
+
+std::string label(const dualrt::Device& d) {
+    return std::string(dualrt::to_string(d.backend())) + " " + std::to_string(d.info().index);
+}
+
+std::string error_of(const std::function<void()>& body, dualrt::Errc& errc) {
+    try {
+        body();
+    } catch (const dualrt::Error& e) {
+        errc = e.errc();
+        return e.what();
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("shared memory: every pair says whether it can share, and alloc_shared agrees") {
+    const auto all = dualrt::devices();
+    for (const auto& a : all)
+        for (const auto& b : all) {
+            CAPTURE(label(a));
+            CAPTURE(label(b));
+            const dualrt::SharingSupport support = dualrt::sharing_support(a, b);
+            CHECK(support.possible == support.reason.empty());
+            if (a == b) CHECK(test::contains(support.reason, "are one device"));
+            if (a.backend() == b.backend() && a != b && a.info().pci_bus_id &&
+                a.info().pci_bus_id == b.info().pci_bus_id)
+                CHECK(test::contains(support.reason, "sharing needs one CUDA device"));
+            if (support.possible) continue;
+            dualrt::Errc errc = dualrt::Errc::backend_failure;
+            const std::string message =
+                error_of([&] { dualrt::alloc_shared<float>(a, b, 1000); }, errc);
+            CHECK(errc == dualrt::Errc::unavailable);
+            CHECK(test::contains(message, support.reason));
+            CHECK(test::contains(message, "Queue::copy between them stages"));
+        }
+}
+
+TEST_CASE("shared memory: bad arguments") {
+    const auto all = dualrt::devices();
+    dualrt::Errc errc = dualrt::Errc::backend_failure;
+    CHECK(test::contains(error_of([&] { dualrt::alloc_shared<float>(all[0], all[1], 0); }, errc),
+                         "count is 0"));
+    CHECK(errc == dualrt::Errc::invalid_argument);
+    CHECK(test::contains(
+        error_of([&] { dualrt::sharing_support(all[0], dualrt::Device()); }, errc),
+        "the second Device is empty"));
+}
+
+TEST_CASE("shared memory: each side sees what the other wrote, whole and through views") {
+    const auto all = dualrt::devices();
+    bool shared_any = false;
+    for (const auto& a : all)
+        for (const auto& b : all) {
+            if (!dualrt::sharing_support(a, b).possible) continue;
+            shared_any = true;
+            CAPTURE(label(a));
+            CAPTURE(label(b));
+            test::Random rnd;
+            INFO("seed " << rnd.seed);
+            const std::size_t n = (std::size_t{8} << 20) + 17;  // not a multiple of any granule
+            auto shared = dualrt::alloc_shared<float>(a, b, n);
+            REQUIRE(shared.first.size() == n);
+            REQUIRE(shared.second.size() == n);
+            auto qa = a.create_queue();
+            auto qb = b.create_queue();
+            // a writes, b reads.
+            const auto data = rnd.floats(n);
+            qa.copy(shared.first, data, dualrt::Sync::blocking);
+            std::vector<float> seen(n, test::poison_float());
+            qb.copy(seen, shared.second, dualrt::Sync::blocking);
+            CHECK(test::differences(seen, data) == "");
+            // b fills a view, a reads the whole: only the view changed.
+            const std::size_t offset = 4096, count = 100000;
+            qb.fill(shared.second.view(offset, count), 2.5f, dualrt::Sync::blocking);
+            std::vector<float> expected = data;
+            std::fill(expected.begin() + offset, expected.begin() + offset + count, 2.5f);
+            qa.copy(seen, shared.first, dualrt::Sync::blocking);
+            CHECK(test::differences(seen, expected) == "");
+            // A kernel on b's side (saxpy: y = a*x + y with x, y views of the same memory), read
+            // on a's side after an event wait across the backends.
+            auto saxpy = b.kernel("saxpy");
+            const std::size_t half = n / 2 / 1024 * 1024;  // aligned for OpenCL sub-buffers
+            auto x = shared.second.view(0, half);
+            auto y = shared.second.view(half, half);
+            auto done = qb.launch(saxpy, {half}, {}, static_cast<std::uint32_t>(half), 3.0f, x,
+                                  y);
+            qa.wait(done);
+            qa.copy(seen, shared.first, dualrt::Sync::blocking);
+            std::size_t wrong = 0;
+            for (std::size_t i = 0; i < half; ++i)
+                if (!test::saxpy_element_ok(seen[half + i], 3.0f, expected[i],
+                                            expected[half + i]))
+                    ++wrong;
+            CHECK(wrong == 0);
+        }
+    if (!shared_any) MESSAGE("no pair of devices here can share memory (the GPU machine's can)");
+}
