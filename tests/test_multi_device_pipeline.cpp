@@ -16,8 +16,19 @@ namespace tp = test::pipeline;
 using dualrt::Chunking;
 using dualrt::PipelineMode;
 
+// Work-groups of the test launches. A fixed size, and a first launch of each kernel at least as
+// wide as any later one, work around a race in PoCL (3.1 at least): its cache of compiled
+// work-group functions makes a new entry for a kernel whenever a launch is wider than any before
+// (for the same work-group size), and a command still running from the older entry may then be
+// released against the newer one, which aborts PoCL (pocl_release_dlhandle_cache: Assertion
+// `found->ref_count > 0'). Chunks of several sizes in flight on two devices at once made that
+// happen about once in a hundred runs of this suite.
+constexpr std::size_t local_size = 256;
+constexpr std::size_t widest_launch = std::size_t{1} << 20;  // above any test's elements
+
 // Kernel `name` of the test kernels on every device, by position in `devices` (each device
-// loads the sources once per process: a second load of the same source is refused by design).
+// loads the sources once per process: a second load of the same source is refused by design),
+// each launched once at its widest with nothing to do (see local_size).
 std::vector<dualrt::Kernel> kernels_on(const std::vector<dualrt::Device>& devices,
                                        const std::string& name) {
     static std::mutex mutex;
@@ -28,6 +39,15 @@ std::vector<dualrt::Kernel> kernels_on(const std::vector<dualrt::Device>& device
         if (std::find(loaded.begin(), loaded.end(), device) == loaded.end()) {
             device.load_sources(tp::kernels);
             loaded.push_back(device);
+            auto queue = device.create_queue();
+            auto f = device.alloc<float>(1);
+            auto u = device.alloc<std::uint32_t>(1);
+            // n = 0: every work-item returns at once.
+            queue.launch(device.kernel("pipeline_test_triad"), {widest_launch}, {local_size},
+                         0u, 1.0f, f, f, f);
+            queue.launch(device.kernel("pipeline_test_window"), {widest_launch}, {local_size},
+                         0u, 0u, 0u, 0u, 0u, u, u, 0u, u);
+            queue.finish();
         }
         out.push_back(device.kernel(name));
     }
@@ -120,7 +140,7 @@ TEST_CASE("multi-device pipeline: two inputs, pinned and pageable, every mode, a
                     log.add(chunk, devices);
                     auto [da, db] = chunk.inputs;
                     auto [dc] = chunk.outputs;
-                    chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
+                    chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {local_size},
                                        tp::u32(chunk.size()), s, da, db, dc);
                 };
                 dualrt::PipelineReport report;
@@ -177,7 +197,7 @@ TEST_CASE("multi-device pipeline: one input and one output, with a halo, run aft
                 auto [in] = chunk.inputs;
                 auto [out] = chunk.outputs;
                 const std::size_t in_count = chunk.halo_before + chunk.size() + chunk.halo_after;
-                chunk.queue.launch(windows[chunk.device_index], {chunk.size()}, {},
+                chunk.queue.launch(windows[chunk.device_index], {chunk.size()}, {local_size},
                                    tp::u32(chunk.size()), tp::u32(chunk.halo_before),
                                    tp::u32(in_count), tp::u32(before), tp::u32(after), in, in,
                                    0u, out);
@@ -213,8 +233,8 @@ TEST_CASE("multi-device pipeline: the vector overloads, and one device in the li
         const auto report = pipeline.run(a, c, [&](auto& chunk) {
             const dualrt::Kernel& triad =
                 triads[list.size() == 1 ? 1 : chunk.device_index];
-            chunk.queue.launch(triad, {chunk.size()}, {}, tp::u32(chunk.size()), s, chunk.input,
-                               chunk.input, chunk.output);
+            chunk.queue.launch(triad, {chunk.size()}, {local_size}, tp::u32(chunk.size()), s,
+                               chunk.input, chunk.input, chunk.output);
         });
         CHECK(test::saxpy_differences(c, s, a, a) == "");
         CHECK(report.devices.size() == (list.size() == 1 ? 0u : list.size()));
@@ -276,7 +296,7 @@ TEST_CASE("multi-device pipeline: a device that fails is named; the pipeline sta
                                             auto [da, db] = chunk.inputs;
                                             auto [dc] = chunk.outputs;
                                             chunk.queue.launch(triads[chunk.device_index],
-                                                               {chunk.size()}, {},
+                                                               {chunk.size()}, {local_size},
                                                                tp::u32(chunk.size()), s, da, db,
                                                                dc);
                                         }));
@@ -291,12 +311,12 @@ TEST_CASE("multi-device pipeline: a device that fails is named; the pipeline sta
                                             auto [dc] = chunk.outputs;
                                             if (chunk.device_index == failing)
                                                 chunk.queue.launch(triads[failing],
-                                                                   {chunk.size()}, {},
+                                                                   {chunk.size()}, {local_size},
                                                                    tp::u32(chunk.size()), s, da,
                                                                    db);
                                             else
                                                 chunk.queue.launch(triads[chunk.device_index],
-                                                                   {chunk.size()}, {},
+                                                                   {chunk.size()}, {local_size},
                                                                    tp::u32(chunk.size()), s, da,
                                                                    db, dc);
                                         }));
@@ -307,7 +327,7 @@ TEST_CASE("multi-device pipeline: a device that fails is named; the pipeline sta
                 used->run(dualrt::inputs(a, b), dualrt::outputs(c), [&](auto& chunk) {
                     auto [da, db] = chunk.inputs;
                     auto [dc] = chunk.outputs;
-                    chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
+                    chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {local_size},
                                        tp::u32(chunk.size()), s, da, db, dc);
                 });
             CHECK(test::saxpy_differences(c, s, b, a) == "");
@@ -341,7 +361,7 @@ TEST_CASE("multi-device pipeline: a much slower device gets no more than its sha
                         std::this_thread::sleep_for(std::chrono::milliseconds(250));
                     auto [da, db] = chunk.inputs;
                     auto [dc] = chunk.outputs;
-                    chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
+                    chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {local_size},
                                        tp::u32(chunk.size()), s, da, db, dc);
                 });
             CHECK(test::saxpy_differences(c, s, b, a) == "");
@@ -385,7 +405,7 @@ TEST_CASE("multi-device pipeline: in place, one chunk, and empty arrays") {
             const auto report = pipeline.run(a, c, [&](auto& chunk) {
                 log.add(chunk, devices);
                 // In place: the output is the input's memory; c = a + s * a.
-                chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
+                chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {local_size},
                                    tp::u32(chunk.size()), s, chunk.input, chunk.input,
                                    chunk.output);
             });

@@ -29,16 +29,13 @@ double ChunkDealer::rate_locked(std::size_t d) const {
     const bool measured = share.finished_chunks >= chunks_for_rate ||
                           (share.finished_chunks > 0 && share.prior_rate <= 0.0);
     if (measured) {
-        const double ms =
-            std::chrono::duration<double, std::milli>(share.last_finish - share.start).count();
+        double ms = share.busy_ms;
+        if (share.unfinished_elements > 0 && share.last_finish > share.busy_since)
+            ms += std::chrono::duration<double, std::milli>(share.last_finish - share.busy_since)
+                      .count();
         if (ms > 0.0) return static_cast<double>(share.finished_elements) / ms;
     }
     return share.prior_rate;
-}
-
-double ChunkDealer::rate(std::size_t d) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return rate_locked(d);
 }
 
 bool ChunkDealer::worth_taking(std::size_t d, std::size_t elements) const {
@@ -85,10 +82,7 @@ ChunkSource::Answer ChunkDealer::next(std::size_t d, std::size_t unfinished, std
         }
         if (!known || !rate_known_elsewhere(d) || worth_taking(d, elements)) {
             Share& share = shares_[d];
-            if (!share.started) {
-                share.started = true;
-                share.start = Clock::now();
-            }
+            if (share.unfinished_elements == 0) share.busy_since = Clock::now();
             share.unfinished_elements += elements;
             remaining_elements_ -= elements;
             chunk = ChunkExtent{planned.offset + taken_of_next_, elements};
@@ -115,6 +109,10 @@ void ChunkDealer::finished(std::size_t d, std::size_t elements) {
     share.finished_elements += elements;
     ++share.finished_chunks;
     share.last_finish = Clock::now();
+    if (share.unfinished_elements == 0)
+        share.busy_ms += std::chrono::duration<double, std::milli>(share.last_finish -
+                                                                   share.busy_since)
+                             .count();
     changed_.notify_all();
 }
 

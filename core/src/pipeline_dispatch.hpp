@@ -44,10 +44,6 @@ public:
     // The chunks dealt, in array order (the run's chunks; `global` indexes them).
     const std::vector<ChunkExtent>& dealt() const { return dealt_; }
 
-    // Elements per ms of device d: measured in this run once it has finished a few chunks,
-    // else the prior (0: unknown).
-    double rate(std::size_t d) const;
-
 private:
     using Clock = std::chrono::steady_clock;
     struct Share {
@@ -55,14 +51,19 @@ private:
         std::size_t unfinished_elements = 0;
         std::size_t finished_elements = 0;
         std::size_t finished_chunks = 0;
-        bool started = false;
-        Clock::time_point start, last_finish;
+        // Its time with chunks in flight, up to its last finish: a rate over the run's time
+        // would count the waits of a slow device between its chunks against it.
+        double busy_ms = 0.0;          // of the spells that have ended
+        Clock::time_point busy_since;  // the start of the current spell (unfinished > 0)
+        Clock::time_point last_finish;
     };
+    // Elements per ms of device d over its busy time (chunks in flight): measured in this run
+    // once it has finished a few chunks, else the prior (0: unknown). Caller holds mutex_.
     double rate_locked(std::size_t d) const;
     bool worth_taking(std::size_t d, std::size_t elements) const;
     bool rate_known_elsewhere(std::size_t d) const;
 
-    mutable std::mutex mutex_;
+    std::mutex mutex_;
     std::condition_variable changed_;  // a chunk finished, or the dealing stopped
     const std::vector<ChunkExtent>& chunks_;
     const std::size_t granule_, smallest_;

@@ -1,6 +1,7 @@
 #include "triad_runs.hpp"
 
 #include "native_baseline.hpp"
+#include "native_stream.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -62,7 +63,9 @@ TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinne
     const auto compute = [&](auto& chunk) {
         auto [a, b] = chunk.inputs;
         auto [c] = chunk.outputs;
-        chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
+        // Work-groups as the native streams launch the triad, so both run it the same way.
+        chunk.queue.launch(triads[chunk.device_index], {chunk.size()},
+                           {dualrt::bench::detail::triad_local_size},
                            static_cast<std::uint32_t>(chunk.size()), s, a, b, c);
     };
     const std::size_t n = data.a.size();
