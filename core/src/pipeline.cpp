@@ -5,6 +5,7 @@
 #include "errors.hpp"
 #include "pipeline_auto.hpp"
 #include "pipeline_checks.hpp"
+#include "pipeline_drivers.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_schedule.hpp"
@@ -86,6 +87,8 @@ struct Pipeline::State {
     detail::StagingRings input_staging, output_staging;
     detail::LayoutModels models;
     double record_ms = first_record_ms;  // host cost of one timed event, as measured
+    std::vector<Device> devices;  // every device; beyond one, `several` runs them
+    std::unique_ptr<detail::DeviceDrivers> several;
 };
 
 Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_unique<State>()) {
@@ -113,9 +116,19 @@ Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_un
               : s.mode == PipelineMode::lanes          ? default_lanes
               : s.mode == PipelineMode::three_queues   ? default_three_queue_depth
                                                        : fixed_queues;
+    s.devices = {s.device};
     s.queues.mode = s.mode;
     for (std::size_t q = 0; q < queue_count(s.mode, s.depth); ++q)
         s.queues.queues.push_back(s.device.create_queue());
+}
+
+Pipeline::Pipeline(std::vector<Device> devices, PipelineOptions options)
+    : Pipeline((detail::check_device_list(devices, "Pipeline"), devices.front()), options) {
+    State& s = *state_;
+    s.devices = std::move(devices);
+    if (s.devices.size() > 1)
+        s.several = std::make_unique<detail::DeviceDrivers>(s.devices, std::move(s.queues),
+                                                            s.depth, s.options);
 }
 
 Pipeline::~Pipeline() = default;
@@ -123,6 +136,7 @@ Pipeline::Pipeline(Pipeline&&) noexcept = default;
 Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 
 const Device& Pipeline::device() const { return state_->device; }
+const std::vector<Device>& Pipeline::devices() const { return state_->devices; }
 const PipelineOptions& Pipeline::options() const { return state_->options; }
 PipelineMode Pipeline::mode() const { return state_->mode; }
 
@@ -131,6 +145,7 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
                                     const Halo& halo, const ChunkFunction& compute) {
     const auto started = std::chrono::steady_clock::now();
     State& s = *state_;
+    if (s.several) return s.several->run(inputs, input_count, outputs, output_count, halo, compute);
     const char* op = "Pipeline::run";
     const detail::RunArrays arrays = detail::checked_arrays(
         inputs, input_count, outputs, output_count, halo, s.options.in_place, op);

@@ -1,6 +1,7 @@
 #include "pipeline_report.hpp"
 
 #include "errors.hpp"
+#include "pipeline_device_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -125,7 +126,8 @@ std::string PipelineReport::summary() const {
                   staged_input ? ", input staged" : "", staged_output ? ", output staged" : "",
                   upload_ms, compute_ms, download_ms, serial_ms, measured_ms, speedup(),
                   100.0 * efficiency(), bound_ms, predicted);
-    return std::string(text) + "chunking: " + chunking + "\ntiming: " + timing + "\n";
+    return std::string(text) + "chunking: " + chunking + "\ntiming: " + timing + "\n" +
+           detail::device_rows_text(*this);
 }
 
 }  // namespace dualrt

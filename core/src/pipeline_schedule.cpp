@@ -95,6 +95,93 @@ void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
     }
 }
 
+void ChunkScheduler::run(ChunkSource& source, std::vector<ChunkExtent>& extents) {
+    extents.clear();
+    extents_ = &extents;
+    claimed_ = &extents;
+    in_flight_.assign(std::max(slots_.size(), staging_slots_) + 2, InFlight{});
+    host_ms_.clear();
+    unnudged_bytes_.assign(queues_.queues.size(), 0);
+    unretired_.clear();
+    excluded_ms_ = 0.0;
+    keep_downloads_ = true;
+    finished_ = 0;
+    const auto on_host = [&](std::size_t i, auto&& step) {
+        const double excluded = excluded_ms_ + timing_.record_host_ms();
+        const auto begun = Clock::now();
+        step();
+        host_ms_[i] += ms_since(begun) - (excluded_ms_ + timing_.record_host_ms() - excluded);
+    };
+    const bool lanes = queues_.mode == PipelineMode::lanes;
+    // The end of the run on the lanes of the chunks before chunk `last`, the last one: their
+    // last work is enqueued already, and likely still running.
+    const auto mark_lane_ends = [&](std::size_t last) {
+        if (!lanes) return;
+        const std::size_t q = queues_.queues.size();
+        for (std::size_t k = last + 1 > q ? last + 1 - q : 0; k < last; ++k)
+            timing_.mark_end(queues_.download(k));
+    };
+    try {
+        if (claim(source, 0, 0) == Claimed::taken) {
+            on_host(0, [&] { upload(0); });
+            for (std::size_t i = 0;; ++i) {
+                // As in run(extents), the next chunk's upload goes ahead of this one's compute,
+                // if the source gives it without waiting for chunk i, which is not enqueued yet.
+                Claimed next = claim(source, i + 1, i);
+                if (next == Claimed::taken) on_host(i + 1, [&] { upload(i + 1); });
+                if (next == Claimed::none) mark_lane_ends(i);
+                on_host(i, [&] {
+                    compute(i);
+                    download(i);
+                });
+                if (next == Claimed::later) {
+                    next = claim(source, i + 1, i + 1);
+                    if (next == Claimed::taken) on_host(i + 1, [&] { upload(i + 1); });
+                    if (next != Claimed::taken) mark_lane_ends(i);
+                }
+                if (next != Claimed::taken) timing_.mark_end(queues_.download(i));
+                retire_completed();
+                if (next != Claimed::taken) break;
+            }
+            retire_through(extents.size() - 1);
+        }
+        queues_.finish_all();
+    } catch (...) {
+        queues_.drain_quietly();
+        unretired_.clear();
+        keep_downloads_ = false;
+        throw;
+    }
+    keep_downloads_ = false;
+}
+
+ChunkScheduler::Claimed ChunkScheduler::claim(ChunkSource& source, std::size_t i,
+                                              std::size_t enqueued) {
+    // Room for chunk i: the chunk that used its slot before has finished.
+    while (finished_ + slots_.size() <= i && finished_ < enqueued) finish_oldest(source);
+    for (;;) {
+        ChunkExtent chunk;
+        switch (source.next(i - finished_, chunk)) {
+        case ChunkSource::Answer::take:
+            claimed_->push_back(chunk);
+            host_ms_.push_back(0.0);
+            return Claimed::taken;
+        case ChunkSource::Answer::stop: return Claimed::none;
+        case ChunkSource::Answer::wait:
+            if (finished_ == i) return Claimed::none;  // nothing to wait for: a source's mistake
+            if (finished_ == enqueued) return Claimed::later;
+            finish_oldest(source);
+            break;
+        }
+    }
+}
+
+void ChunkScheduler::finish_oldest(ChunkSource& source) {
+    wait_host(in_flight(finished_).downloaded);
+    source.finished((*claimed_)[finished_].count);
+    ++finished_;
+}
+
 void ChunkScheduler::upload(std::size_t i) {
     const ChunkExtent& chunk = (*extents_)[i];
     const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
@@ -216,7 +303,7 @@ void ChunkScheduler::download(std::size_t i) {
     // that reuses this slot from another queue.
     const std::size_t depth = slots_.size();
     const bool reuse_waits = queues_.upload(i + depth).impl() != queue.impl();
-    Event downloaded = staged || reuse_waits ? Event(last) : Event();
+    Event downloaded = staged || reuse_waits || keep_downloads_ ? Event(last) : Event();
     if (queues_.mode == PipelineMode::lanes) {
         const std::size_t lane = i % queues_.queues.size();
         unnudged_bytes_[lane] += bytes_moved;

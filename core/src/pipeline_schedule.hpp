@@ -46,6 +46,24 @@ struct RunArrays {
 
 using ChunkFunction = std::function<void(const ChunkViews&)>;
 
+// Where one device of a Pipeline over several devices gets its chunks while it runs: asked for
+// the next one whenever the device has room for another chunk in flight, and told each time one
+// of its chunks has finished (pipeline_dispatch.hpp deals them).
+class ChunkSource {
+public:
+    enum class Answer {
+        take,  // `chunk` is this device's next chunk
+        wait,  // ask again once one more of its unfinished chunks has finished
+        stop   // no more chunks for this device in this run
+    };
+    virtual ~ChunkSource() = default;
+    // `unfinished`: the device's chunks taken and not yet known to be finished. Never answers
+    // wait when it is 0.
+    virtual Answer next(std::size_t unfinished, ChunkExtent& chunk) = 0;
+    // One of the device's chunks, of `elements` elements, has finished (its download is done).
+    virtual void finished(std::size_t elements) = 0;
+};
+
 class ChunkScheduler {
 public:
     // `input_staging` and `output_staging` hold a ring per array (empty: not staged).
@@ -58,6 +76,10 @@ public:
     // done, staged outputs copied out included. When anything throws, waits for every enqueued
     // command before rethrowing.
     void run(const std::vector<ChunkExtent>& extents);
+    // The same over the chunks `source` hands out, appended to `extents` as they come (indices
+    // into `extents` are the chunks' indices for the timing and the compute function). At most
+    // one chunk per device slot is unfinished at a time: the host waits for the oldest first.
+    void run(ChunkSource& source, std::vector<ChunkExtent>& extents);
 
     // The host's own time per chunk (enqueues, the compute function, staging memcpys; not the
     // time blocked waiting nor recording timed events), in ms.
@@ -85,6 +107,12 @@ private:
     void retire(std::size_t i);
     // Blocks on `event`; the time does not count as the host's own work.
     void wait_host(const Event& event);
+    // Pulling from a ChunkSource: chunk i (the next) taken, none, or to be asked for again
+    // once chunk `enqueued` (whose download is not enqueued yet) can be waited for; the host
+    // waits for room first, and for chunks before `enqueued` where the source says wait.
+    enum class Claimed { taken, none, later };
+    Claimed claim(ChunkSource& source, std::size_t i, std::size_t enqueued);
+    void finish_oldest(ChunkSource& source);  // waits for the oldest unfinished chunk
 
     PipelineQueues& queues_;
     const DeviceSlots& slots_;
@@ -101,6 +129,10 @@ private:
     std::vector<double> host_ms_;
     std::vector<std::size_t> unnudged_bytes_;  // per lane, moved since its last nudge
     double excluded_ms_ = 0.0;  // host time blocked or recording since the run began
+    // Pulling from a ChunkSource: every download's event is kept, to know when chunks finish.
+    bool keep_downloads_ = false;
+    std::vector<ChunkExtent>* claimed_ = nullptr;
+    std::size_t finished_ = 0;  // chunks known to be finished, oldest first
     // Scratch space reused from chunk to chunk.
     std::vector<const void*> sources_;
     std::vector<BufferView> input_views_, output_views_;

@@ -97,17 +97,39 @@ struct PipelineOptions {
 /// buffers (the host memcpy overlaps the copies too); one run may mix both. run() blocks until
 /// every chunk's result is in the outputs. An exception from the compute function, or a failing
 /// copy, is rethrown after the work already enqueued has drained, so no device work outlives the
-/// call, and the pipeline stays usable.
+/// call, and the pipeline stays usable. Over several devices, the first error stops the
+/// dealing, every device's enqueued work drains, and it is rethrown as a dualrt::Error whose
+/// context names the device (an exception of another type from the compute function becomes one
+/// too, its what() in the detail).
 class Pipeline {
 public:
     /// A pipeline on `device`, with its queues. Throws Errc::invalid_argument for an empty
     /// device, depth 1 (which cannot overlap anything) or a chunk count or size of 0.
     explicit Pipeline(Device device, PipelineOptions options = {});
+    /// A pipeline over several devices (`dualrt::devices()` for all of them), each with its own
+    /// queues and buffers as above. A run deals its chunks from one shared list, in array order,
+    /// to whichever device is ready for another first; a device measured slower than the others
+    /// takes a chunk only if it would finish it before they would finish the rest, so a slow
+    /// device never holds back a fast one (rates are measured as chunks finish and kept between
+    /// runs; a device of unknown speed first takes an eighth of a chunk). As the devices share
+    /// the host, a helper may slow the fastest device down more than it adds: the third run of a
+    /// layout gives every chunk to the fastest device, and later runs deal to all or to the
+    /// fastest alone, whichever did better (the report's `chunking` says). The compute function
+    /// is the same for all: a chunk's `queue` is on its device, and `chunk.device_index` (its
+    /// position in `devices`) picks the Kernel loaded on that device. It is called from one
+    /// thread per device (for each device, in the order of its chunks), so calls for different
+    /// devices may overlap. The report has a row per device (PipelineReport::devices); with
+    /// PipelineTiming::sampled each device times windows of 3 chunks in every 16, from its
+    /// second. One device in the list is a Pipeline of that device. Throws
+    /// Errc::invalid_argument for an empty list, an empty Device, a device listed twice, or
+    /// options the one-device constructor refuses.
+    explicit Pipeline(std::vector<Device> devices, PipelineOptions options = {});
     ~Pipeline();  ///< waits for nothing (run() leaves no work behind); releases everything
     Pipeline(Pipeline&&) noexcept;             ///< takes over the other's queues and buffers
     Pipeline& operator=(Pipeline&&) noexcept;  ///< takes over the other's queues and buffers
 
-    const Device& device() const;            ///< the device the pipeline runs on
+    const Device& device() const;            ///< the device the pipeline runs on (the first)
+    const std::vector<Device>& devices() const;  ///< every device it runs on, in order
     const PipelineOptions& options() const;  ///< the options it was made with
     PipelineMode mode() const;  ///< the mode runs will use (automatic resolved)
 

@@ -228,6 +228,10 @@ struct ChunkPlace {
     std::size_t halo_before;  ///< halo elements in front of the chunk's own in every input view
     std::size_t halo_after;   ///< halo elements after the chunk's own in every input view
     std::size_t row_width;    ///< the halo's row width (1 without rows)
+    /// The position in Pipeline::devices() of the device whose queue `queue` is: the index of
+    /// the Kernel to launch (kernels are per device), e.g. `triads[chunk.device_index]`. 0 for a
+    /// Pipeline of one device.
+    std::size_t device_index = 0;
 
     std::size_t size() const noexcept { return count; }  ///< the chunk's own elements
     /// The chunk's own rows (count / row_width): the launch height of a row-block stencil.
@@ -281,9 +285,11 @@ struct ChunkViews {
     const BufferView* inputs = nullptr;
     const BufferView* outputs = nullptr;
     std::size_t index = 0, offset = 0, count = 0, halo_before = 0, halo_after = 0, row_width = 1;
+    std::size_t device_index = 0;
 
     ChunkPlace place() const {
-        return ChunkPlace{*queue, index, offset, count, halo_before, halo_after, row_width};
+        return ChunkPlace{*queue,      index,     offset,       count,
+                          halo_before, halo_after, row_width,   device_index};
     }
 };
 

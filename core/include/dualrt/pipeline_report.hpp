@@ -2,6 +2,7 @@
 /// PipelineReport: what one Pipeline run did and measured.
 #pragma once
 
+#include <dualrt/pipeline_devices.hpp>
 #include <dualrt/trace.hpp>
 
 #include <cstddef>
@@ -74,8 +75,30 @@ struct PipelineReport {
     /// run). Near or above 1 where stage times are estimates.
     double efficiency() const { return measured_ms > 0.0 ? bound_ms / measured_ms : 0.0; }
 
+    /// @name Several devices (empty and 0 for a Pipeline of one device)
+    /// With several devices the fields above sum the stages over every device, measured_ms
+    /// spans the first device's start to the last one's end (each device's own span is
+    /// measured with its events; they are placed on the host clock), and bound_ms is the time
+    /// of the busiest queues with the elements shared in proportion to each device's speed.
+    /// @{
+    std::vector<PipelineDeviceRow> devices;  ///< one row per device of the Pipeline, in order
+    /// An estimate of the time the fastest device alone would take for the whole run: every
+    /// element at the best per-device throughput of this run (PipelineDeviceRow::
+    /// elements_per_ms). An estimate, not a measurement: run a Pipeline of that one device to
+    /// measure it. It reads high where the devices share what limits them (a CPU device uses
+    /// the host's cores and memory bandwidth, which pageable staging for a GPU needs too), since
+    /// each device's throughput is measured while sharing; a device that ran few chunks reads
+    /// slower than it is.
+    double fastest_alone_ms = 0.0;
+    /// fastest_alone_ms / measured_ms: what the other devices added (0 with one device).
+    double device_speedup() const {
+        return measured_ms > 0.0 ? fastest_alone_ms / measured_ms : 0.0;
+    }
+    /// @}
+
     /// One track per stage (per queue with two queues), one span per stage of each timed chunk:
-    /// every chunk with PipelineTiming::every_chunk.
+    /// every chunk with PipelineTiming::every_chunk. With several devices, each device's tracks
+    /// in turn, named after it ("opencl 1 upload").
     Timeline timeline;
     std::string summary() const;  ///< a few readable lines
 };

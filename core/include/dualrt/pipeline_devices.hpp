@@ -1,0 +1,32 @@
+/// @file
+/// What a Pipeline over several devices reports for each of its devices.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace dualrt {
+
+/// One device's share of a run of a Pipeline over several devices (PipelineReport::devices).
+struct PipelineDeviceRow {
+    std::size_t device_index = 0;  ///< the device's position in Pipeline::devices()
+    std::string device;            ///< e.g. "'NVIDIA H200' (cuda device 0)"
+    std::size_t chunks = 0;        ///< chunks it ran
+    std::size_t elements = 0;      ///< their own elements, summed
+    double upload_ms = 0.0;    ///< device time of its uploads, summed (see PipelineReport::timing)
+    double compute_ms = 0.0;   ///< device time of its compute, summed
+    double download_ms = 0.0;  ///< device time of its downloads, summed
+    /// Its first upload's start to its last download's end, measured with its own events.
+    double measured_ms = 0.0;
+    /// Where its work started, in ms after the run's first device started (host clock): the
+    /// offset of its tracks in the run's timeline.
+    double start_ms = 0.0;
+
+    /// elements / measured_ms: its throughput in this run, while sharing the host with the
+    /// other devices (0 when it ran no chunk).
+    double elements_per_ms() const {
+        return measured_ms > 0.0 ? static_cast<double>(elements) / measured_ms : 0.0;
+    }
+};
+
+}  // namespace dualrt

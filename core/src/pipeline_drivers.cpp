@@ -1,0 +1,297 @@
+#include "pipeline_drivers.hpp"
+
+#include "errors.hpp"
+#include "pipeline_auto.hpp"
+#include "pipeline_checks.hpp"
+#include "pipeline_device_report.hpp"
+#include "pipeline_dispatch.hpp"
+#include "pipeline_report.hpp"
+#include "pipeline_timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace dualrt::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+// Pinned staging buffers per staged array, as a Pipeline of one device keeps (pipeline.cpp).
+constexpr std::size_t extra_staging_slots = 2;
+
+// Which of a device's chunks (by its own count) are timed: all with every_chunk; when sampled,
+// windows of sampled_window consecutive chunks, one in every sampled_period, from its second
+// chunk on (at its first the queues are idle, and an event's host cost would count as the
+// stage's). Each device's report needs stage times of its own, and the windows start early
+// because a slow device may take only a few chunks.
+constexpr std::size_t sampled_window = 3, sampled_period = 16;
+std::vector<bool> device_timed_chunks(std::size_t room, PipelineTiming timing) {
+    std::vector<bool> timed(room, timing == PipelineTiming::every_chunk);
+    if (timing == PipelineTiming::sampled)
+        for (std::size_t i = 0; i < room; ++i)
+            timed[i] = i % sampled_period >= 1 && i % sampled_period <= sampled_window;
+    return timed;
+}
+
+std::size_t sum_counts(const std::vector<ChunkExtent>& chunks) {
+    std::size_t sum = 0;
+    for (const ChunkExtent& chunk : chunks) sum += chunk.count;
+    return sum;
+}
+
+// What one device did in one run.
+struct DeviceRun {
+    std::vector<ChunkExtent> extents;  // its chunks, in the order it took them
+    Clock::time_point started;
+    std::exception_ptr error;
+};
+
+// The error of device `label`, rethrown as a dualrt::Error that names it.
+[[noreturn]] void rethrow_naming(const std::exception_ptr& error, const std::string& label) {
+    const std::string where = "on " + label + " of a Pipeline over several devices";
+    try {
+        std::rethrow_exception(error);
+    } catch (const Error& e) {
+        ErrorInfo info = e.info();
+        info.context = info.context.empty() ? where : info.context + "; " + where;
+        raise(std::move(info));
+    } catch (const std::exception& e) {
+        ErrorInfo info;
+        info.errc = Errc::backend_failure;
+        info.backend = "dualrt";
+        info.call = "Pipeline::run";
+        info.detail = std::string("the compute function threw: ") + e.what();
+        info.context = where;
+        raise(std::move(info));
+    }
+}
+
+// Why a run left all devices but the fastest out, for the report.
+std::string why_alone(const MixChoice& mix) {
+    if (mix.alone() <= 0.0) return "measured alone once, to compare with every device";
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "earlier runs reached %.0f elements/ms with it alone, %.0f with every device",
+                  mix.alone(), mix.together());
+    return text;
+}
+
+}  // namespace
+
+void check_device_list(const std::vector<Device>& devices, const char* operation) {
+    if (devices.empty())
+        raise_argument(operation, "the list of devices is empty; expected at least one Device "
+                                  "(dualrt::devices() lists them all)");
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        if (!devices[d].valid())
+            raise_argument(operation, "device " + std::to_string(d) + " of the list is an empty "
+                                      "Device; expected devices from dualrt::devices()");
+        for (std::size_t e = 0; e < d; ++e)
+            if (devices[e] == devices[d])
+                raise_argument(operation, device_label(devices[d].info()) + " is listed twice "
+                               "(at " + std::to_string(e) + " and " + std::to_string(d) +
+                               "); expected each device once");
+    }
+}
+
+DeviceDrivers::DeviceDrivers(std::vector<Device> devices, PipelineQueues first_queues,
+                             std::size_t depth, const PipelineOptions& options)
+    : devices_(std::move(devices)), options_(options), mode_(first_queues.mode), depth_(depth) {
+    drivers_.resize(devices_.size());
+    for (std::size_t d = 0; d < devices_.size(); ++d) {
+        Driver& driver = drivers_[d];
+        driver.device = devices_[d];
+        driver.label = device_label(driver.device.info());
+        driver.track = std::string(to_string(driver.device.backend())) + " " +
+                       std::to_string(driver.device.info().index);
+        if (d == 0) {
+            driver.queues = std::move(first_queues);
+            continue;
+        }
+        driver.queues.mode = mode_;
+        for (std::size_t q = 0; q < drivers_[0].queues.queues.size(); ++q)
+            driver.queues.queues.push_back(driver.device.create_queue());
+    }
+}
+
+DeviceDrivers::~DeviceDrivers() = default;
+
+PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_count,
+                                  const HostSide* outputs, std::size_t output_count,
+                                  const Halo& halo, const ChunkFunction& compute) {
+    const auto started = Clock::now();
+    const char* op = "Pipeline::run";
+    const RunArrays arrays =
+        checked_arrays(inputs, input_count, outputs, output_count, halo, options_.in_place, op);
+    RunFacts facts;
+    facts.mode = mode_;
+    facts.depth = depth_;
+    facts.input_arrays = input_count;
+    facts.output_arrays = output_count;
+    for (const Driver& driver : drivers_) facts.queues += driver.queues.queues.size();
+    if (arrays.count == 0) {
+        PipelineReport empty = make_report(facts, {}, {}, {}, 0);
+        empty.chunking = "empty arrays: nothing to run";
+        return empty;
+    }
+
+    // The plan: the one the fastest device (as measured so far) would run alone.
+    const std::string key = layout_key(arrays);
+    std::vector<double> prior_rates;
+    std::size_t planner = 0;
+    for (std::size_t d = 0; d < drivers_.size(); ++d) {
+        prior_rates.push_back(drivers_[d].rates[key]);
+        if (prior_rates[d] > prior_rates[planner]) planner = d;
+    }
+    std::size_t widest = 1;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
+    const PlanRequest request{arrays.count, halo.row_width(), widest,
+                              halo.before() + halo.after()};
+    const std::size_t staging_slots = depth_ + extra_staging_slots;
+    ScheduleShape shape{mode_, depth_, 0};
+    for (const auto& array : arrays.inputs)
+        if (!array.pinned) shape.staging_slots = staging_slots;
+    const PlanDecision plan =
+        choose_plan(options_.chunking, request, drivers_[planner].models[key], shape, op);
+    if (options_.chunking.kind() != Chunking::Kind::automatic)
+        check_halo_fits(halo, plan.sizes, op);
+    const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
+
+    // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
+    const std::size_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
+    const std::size_t input_elements =
+        std::min(arrays.count, largest + halo.before() + halo.after());
+    std::vector<std::size_t> input_bytes, output_bytes, input_staged, output_staged;
+    for (const auto& array : arrays.inputs) {
+        input_bytes.push_back(input_elements * array.elem_size);
+        input_staged.push_back(array.pinned ? 0 : input_bytes.back());
+    }
+    for (const auto& array : arrays.outputs) {
+        output_bytes.push_back(largest * array.elem_size);
+        output_staged.push_back(array.pinned ? 0 : output_bytes.back());
+    }
+    for (Driver& driver : drivers_) {
+        driver.slots.ensure(driver.device, depth_, input_bytes, output_bytes, options_.in_place);
+        driver.input_staging.ensure(driver.device, staging_slots, input_staged);
+        driver.output_staging.ensure(driver.device, staging_slots, output_staged);
+    }
+
+    // The run: one thread per device beyond the first, which runs on the calling thread.
+    // Pieces split off chunks for devices of unknown speed are whole rows, and no smaller than
+    // the halo's reach.
+    const std::size_t granule = halo.row_width();
+    const std::size_t reach = std::max<std::size_t>(1, std::max(halo.before(), halo.after()));
+    MixChoice& mix = mixes_[key];
+    const bool alone = mix.fastest_alone();
+    std::vector<bool> dealing(drivers_.size(), !alone);
+    dealing[planner] = true;
+    ChunkDealer dealer(extents, prior_rates, dealing, granule,
+                       (reach + granule - 1) / granule * granule);
+    const std::size_t n = drivers_.size();
+    std::vector<DeviceRun> runs(n);
+    std::vector<std::unique_ptr<DealtChunks>> sources;
+    std::vector<std::unique_ptr<RunTiming>> timings;
+    std::vector<std::unique_ptr<ChunkScheduler>> schedulers;
+    std::vector<ChunkFunction> computes(n);
+    std::mutex failure_mutex;
+    std::size_t first_failure = n;
+    for (std::size_t d = 0; d < n; ++d) {
+        Driver& driver = drivers_[d];
+        sources.push_back(std::make_unique<DealtChunks>(dealer, d));
+        // Room for every chunk a device may take: the plan's, and the pieces split off them for
+        // devices of unknown speed (one each, rarely two).
+        timings.push_back(std::make_unique<RunTiming>(
+            device_timed_chunks(extents.size() + 2 * n, options_.timing), mode_));
+        const DealtChunks& source = *sources[d];
+        computes[d] = [&compute, &source, d](const ChunkViews& views) {
+            ChunkViews placed = views;
+            placed.index = source.global_indices()[views.index];
+            placed.device_index = d;
+            compute(placed);
+        };
+        schedulers.push_back(std::make_unique<ChunkScheduler>(
+            driver.queues, driver.slots, driver.input_staging, driver.output_staging,
+            staging_slots, arrays, *timings[d], computes[d]));
+    }
+    const auto drive = [&](std::size_t d) {
+        runs[d].started = Clock::now();
+        try {
+            schedulers[d]->run(*sources[d], runs[d].extents);
+        } catch (...) {
+            runs[d].error = std::current_exception();
+            dealer.stop();
+            std::lock_guard<std::mutex> lock(failure_mutex);
+            if (first_failure == n) first_failure = d;
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t d = 1; d < n; ++d) threads.emplace_back(drive, d);
+    drive(0);
+    for (std::thread& thread : threads) thread.join();
+    if (first_failure < n) rethrow_naming(runs[first_failure].error, drivers_[first_failure].label);
+
+    // Each device's report, as a Pipeline of that device alone makes it, and what it teaches.
+    const auto first_start = std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) {
+                                 return a.started < b.started;
+                             })->started;
+    PipelineReport total = make_report(facts, dealer.dealt(), {}, {}, 0);
+    DeviceReportMerger merger(total);
+    for (std::size_t d = 0; d < n; ++d) {
+        Driver& driver = drivers_[d];
+        const std::vector<ChunkExtent>& mine = runs[d].extents;
+        LayoutModel& model = driver.models[key];
+        const ResolvedTiming resolved = timings[d]->resolve(mine);
+        for (const auto& duration : resolved.durations)
+            if (duration.known_start && duration.in_order)
+                model.samples[duration.stage].add(static_cast<double>(mine[duration.chunk].count),
+                                                  duration.ms);
+        for (std::size_t i = 0; i < mine.size(); ++i)
+            model.samples[host_stage].add(static_cast<double>(mine[i].count),
+                                          schedulers[d]->host_ms()[i]);
+        if (!mine.empty()) ++model.runs;
+        RunFacts own_facts = facts;
+        own_facts.queues = driver.queues.queues.size();
+        const PipelineReport own = make_report(own_facts, mine, resolved, model.fit(), 0);
+        if (own.measured_ms > 0.0)
+            driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
+
+        DeviceShare share;
+        share.index = d;
+        share.label = driver.label;
+        share.track = driver.track;
+        share.report = &own;
+        share.timing = &resolved;
+        share.run_index = &sources[d]->global_indices();
+        share.start_ms = ms_between(first_start, runs[d].started);
+        share.device_bytes = driver.slots.device_bytes();
+        share.staged_input = driver.input_staging.any();
+        share.staged_output = driver.output_staging.any();
+        merger.add(share);
+    }
+    merger.finish(arrays.count,
+                  options_.timing == PipelineTiming::every_chunk
+                      ? "every stage of every chunk timed (on every device)"
+                      : "stages timed on chunks 1-" + std::to_string(sampled_window) +
+                            " of every " + std::to_string(sampled_period) +
+                            " of each device; the others' estimated from each device's stage "
+                            "model");
+    total.chunking = plan.how + (alone ? ", all on " + drivers_[planner].label +
+                                             " (the fastest device; " + why_alone(mix) + ")"
+                                       : ", dealt to " + std::to_string(n) +
+                                             " devices as each was ready (planned for " +
+                                             drivers_[planner].label + ")");
+    total.host_ms = ms_between(started, Clock::now());
+    mix.learn(alone, static_cast<double>(arrays.count) / total.host_ms);
+    return total;
+}
+
+}  // namespace dualrt::detail
