@@ -189,6 +189,16 @@ void raise_cl_error(const cl::Error& error, const char* call, std::string contex
     // The core's message already shows the code and its name next to `call`.
     info.detail = std::string(error.what()) + " (called at " + short_file(file) + ":" +
                   std::to_string(line) + ")";
+    // Creating a context touches no kernel: there NVIDIA's -9999 means the driver refused the
+    // context, as it does under CUDA MPS (measured: every clCreateContext fails while an MPS
+    // daemon runs, NVIDIA's OpenCL having no MPS client).
+    if (code == nvidia_illegal_access && std::string(call).find("Context") != std::string::npos) {
+        info.errc = Errc::unavailable;
+        info.detail += "; NVIDIA's driver refused to create an OpenCL context (it does so while "
+                       "a CUDA MPS daemon runs, which its OpenCL cannot use: stop MPS, or use "
+                       "the CUDA backend)";
+        detail::raise(std::move(info));
+    }
     if (code == nvidia_illegal_access) {
         info.errc = Errc::device_lost;
         info.detail += "; NVIDIA reports -9999 when a kernel reads or writes outside a buffer";
