@@ -80,7 +80,8 @@ if(TARGET dualrt_mpi)
            COMMAND ${CMAKE_COMMAND} -DPREFIX=${DUALRT_TEST_PREFIX}
                    -DBINARY_DIR=${PROJECT_BINARY_DIR}/tests/consumer.mpi
                    "-DGENERATOR=${CMAKE_GENERATOR}" -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
-                   -DBUILD_TYPE=${build_type} -P ${consumer_dir}/mpi/run.cmake)
+                   -DBUILD_TYPE=${build_type} -DSOURCE_DIR=${consumer_dir}/mpi
+                   -DPROGRAMS=mpi_consumer -P ${consumer_dir}/run_cmake_consumer.cmake)
   set_tests_properties(consumer.mpi PROPERTIES FIXTURES_REQUIRED dualrt_installed
                        ENVIRONMENT "DUALRT_BACKEND=opencl;${DUALRT_MPI_TEST_ENVIRONMENT}"
                        SKIP_REGULAR_EXPRESSION "SKIPPED:" PASS_REGULAR_EXPRESSION "got 1 2 3 4"

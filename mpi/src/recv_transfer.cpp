@@ -5,6 +5,7 @@
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
+#include "requests.hpp"
 
 #include <cstring>
 #include <limits>
@@ -15,13 +16,6 @@ namespace {
 constexpr std::size_t no_piece = std::numeric_limits<std::size_t>::max();
 // A sender's piece size is trusted up to this (pieces are single MPI messages of int bytes).
 constexpr std::uint64_t max_piece_bytes = std::uint64_t(1) << 30;
-
-bool test(MPI_Request& request, const std::string& context) {
-    if (request == MPI_REQUEST_NULL) return true;
-    int done = 0;
-    DUALRT_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE), context);
-    return done != 0;
-}
 
 class RecvTransfer final : public Transfer {
 public:
@@ -57,13 +51,13 @@ public:
             else header_.magic = 0;  // not a dualrt::mpi header
             answer(comm);
         }
-        if (!test(reply_request_, where())) return false;
+        if (!test_request(reply_request_, where())) return false;
         if (header_.inline_data) return true;
         if (direct_) return advance_direct(comm);
         // Pieces arrive in order; each is uploaded from its slot as soon as it is in.
         while (next_upload_ < pieces_) {
             Piece* slot = holding(next_upload_);
-            if (slot == nullptr || !test(slot->request, where())) break;
+            if (slot == nullptr || !test_request(slot->request, where())) break;
             const std::size_t offset = next_upload_ * header_.piece_bytes;
             slot->copied = comm.uploads.copy(bytes_.view(offset, length(next_upload_)),
                                              slot->host.view(0, length(next_upload_)));
@@ -158,26 +152,16 @@ private:
         return nullptr;
     }
 
-    std::size_t length(std::size_t piece) const {
-        const std::size_t offset = piece * header_.piece_bytes;
-        return std::min<std::size_t>(header_.piece_bytes, header_.bytes - offset);
-    }
+    std::size_t length(std::size_t piece) const { return piece_length(header_, piece); }
 
     bool advance_direct(CommState& comm) {
         if (!posted_) {
             if (!after_.is_complete()) return false;
-            requests_.assign(pieces_, MPI_REQUEST_NULL);
-            for (std::size_t p = 0; p < pieces_; ++p)
-                DUALRT_MPI_CHECK(MPI_Irecv(device_address(bytes_, p * header_.piece_bytes),
-                                           static_cast<int>(length(p)), MPI_BYTE, source_,
-                                           static_cast<int>(header_.sequence), comm.pieces,
-                                           &requests_[p]),
-                                 where());
+            requests_ = post_pieces(Direction::receive, device_address(bytes_, 0), header_,
+                                    source_, comm.pieces, where());
             posted_ = true;
         }
-        for (auto& request : requests_)
-            if (!test(request, where())) return false;
-        return true;
+        return all_complete(requests_, where());
     }
 
     std::string where() const {

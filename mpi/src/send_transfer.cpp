@@ -6,6 +6,7 @@
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
+#include "requests.hpp"
 
 #include <cstring>
 #include <limits>
@@ -14,13 +15,6 @@ namespace dualrt::mpi::detail {
 namespace {
 
 constexpr std::size_t no_piece = std::numeric_limits<std::size_t>::max();
-
-bool test(MPI_Request& request, const std::string& context) {
-    if (request == MPI_REQUEST_NULL) return true;
-    int done = 0;
-    DUALRT_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE), context);
-    return done != 0;
-}
 
 class SendTransfer final : public Transfer {
 public:
@@ -52,9 +46,10 @@ public:
 
     bool advance(CommState& comm) override {
         if (!header_posted_ && !post_header(comm)) return false;
-        if (!test(header_request_, where())) return false;  // the receiver has not taken it yet
+        // The receiver has not taken the header yet.
+        if (!test_request(header_request_, where())) return false;
         if (!replied_) {
-            if (!test(reply_request_, where())) return false;
+            if (!test_request(reply_request_, where())) return false;
             replied_ = true;
             if (message_.valid()) comm.slots.give_back(std::move(message_), Event());
             if (!reply_.accepted) refuse(comm);
@@ -75,7 +70,7 @@ public:
         bool sending = false;
         for (auto& slot : ring_) {
             if (slot.request == MPI_REQUEST_NULL) continue;
-            if (!test(slot.request, where())) {
+            if (!test_request(slot.request, where())) {
                 sending = true;
                 continue;
             }
@@ -137,10 +132,7 @@ private:
         return nullptr;
     }
 
-    std::size_t length(std::size_t piece) const {
-        const std::size_t offset = piece * header_.piece_bytes;
-        return std::min<std::size_t>(header_.piece_bytes, header_.bytes - offset);
-    }
+    std::size_t length(std::size_t piece) const { return piece_length(header_, piece); }
 
     void download(CommState& comm, Piece& slot) {
         const std::size_t piece = next_download_++;
@@ -154,18 +146,11 @@ private:
     bool advance_direct(CommState& comm) {
         if (!posted_) {
             if (!after_.is_complete()) return false;
-            requests_.assign(pieces_, MPI_REQUEST_NULL);
-            for (std::size_t p = 0; p < pieces_; ++p)
-                DUALRT_MPI_CHECK(MPI_Isend(device_address(bytes_, p * header_.piece_bytes),
-                                           static_cast<int>(length(p)), MPI_BYTE, dest_,
-                                           static_cast<int>(header_.sequence), comm.pieces,
-                                           &requests_[p]),
-                                 where());
+            requests_ = post_pieces(Direction::send, device_address(bytes_, 0), header_,
+                                    dest_, comm.pieces, where());
             posted_ = true;
         }
-        for (auto& request : requests_)
-            if (!test(request, where())) return false;
-        return true;
+        return all_complete(requests_, where());
     }
 
     // The receiver said no: both ranks throw. Nothing of this send is left in flight (the header

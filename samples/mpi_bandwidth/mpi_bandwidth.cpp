@@ -5,6 +5,7 @@
 // buffers (the link between the ranks). Every transfer is checked once against the sent bytes.
 //   mpirun -np 2 mpi_bandwidth --sizes 1M,16M,256M,1G
 #include "args.hpp"
+#include "csv.hpp"
 #include "mpi_sample.hpp"
 #include "table.hpp"
 
@@ -22,13 +23,7 @@
 
 namespace {
 
-std::string fixed(double value, int digits) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
-    return out.str();
-}
+using dualrt::samples::fixed;
 
 std::vector<std::size_t> parse_sizes(const std::string& text) {
     std::vector<std::size_t> sizes;

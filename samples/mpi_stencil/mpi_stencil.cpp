@@ -5,6 +5,7 @@
 // distributed result bit for bit against one rank alone (and that against the host on small
 // grids). Run with mpirun, e.g.  mpirun -np 2 mpi_stencil --width 16384 --height 16384
 #include "args.hpp"
+#include "csv.hpp"
 #include "jacobi_block.hpp"
 #include "mpi_sample.hpp"
 #include "table.hpp"
@@ -77,13 +78,7 @@ std::size_t count_differences(const std::vector<float>& a, const std::vector<flo
     return differ;
 }
 
-std::string fixed(double value, int digits) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
-    return out.str();
-}
+using dualrt::samples::fixed;
 
 int run(int argc, char** argv, Setup& setup) {
     dualrt::samples::Args args(
