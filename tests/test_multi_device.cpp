@@ -1,6 +1,6 @@
 // Copies and waits between devices: every ordered pair of the devices present, on a queue of the
-// source and of the destination, whole buffers and views, sizes below and above a staging piece;
-// waits for another device's events; what is refused.
+// source and of the destination, whole buffers and views, sizes below a staging piece and up to
+// many pieces; waits for another device's events; what is refused.
 #include "support.hpp"
 
 #include <utility>
@@ -53,7 +53,10 @@ TEST_CASE("multi-device: copies between every pair of devices, on either device'
     INFO("seed " << rnd.seed);
     for (const auto& [from, to] : ordered_pairs()) {
         for (const auto& on : {from, to}) {
-            for (std::size_t n : {std::size_t{1000}, (std::size_t{3} << 20) / sizeof(float) + 5}) {
+            // Below a piece, a few pieces, and more pieces than staging buffers (each reused, the
+            // pieces ramping up and down in size).
+            for (std::size_t n : {std::size_t{1000}, (std::size_t{3} << 20) / sizeof(float) + 5,
+                                  (std::size_t{40} << 20) / sizeof(float) + 7}) {
                 CAPTURE(label(from));
                 CAPTURE(label(to));
                 CAPTURE(label(on));

@@ -61,9 +61,11 @@ struct Piece {
 };
 
 // Downloads on `from`, uploads on `to`, through the pool's buffers: every buffer starts a
-// download; each landed piece is uploaded while the others download, and its buffer takes the
-// next piece once its upload has read it. Returns the last upload's event, or nullptr when the
-// pool has nothing to lend.
+// download; each landed piece is uploaded at once, and a buffer takes the next piece once its
+// upload has read it. The host never waits for an upload while a download is in flight (it
+// checks them in passing), so both directions stay busy: waiting for each upload before the
+// next download left the upload engine idle for a host wake-up per piece. Returns the last
+// upload's event, or nullptr when the pool has nothing to lend.
 backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
                                  backend::QueueImpl& to, backend::DeviceImpl& to_device,
                                  const BufferView& dst, const BufferView& src) {
@@ -72,26 +74,38 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
     if (lent.size() == 0) return nullptr;
     pin_for(lent, to_device);  // the pool is the source device's: its side is pinned already
     const std::size_t piece = staging_piece(bytes, lent);
-    std::deque<Piece> in_flight;
+    std::deque<Piece> downloading;
+    std::deque<std::size_t> uploading;  // slots, oldest upload first
     std::size_t next = 0;
     const auto download_into = [&](std::size_t i) {
-        if (lent.last_use(i)) lent.last_use(i)->wait();  // its upload has read it
-        const std::size_t length = std::min(piece, bytes - next);
+        const std::size_t length = staging_piece_at(next, bytes, piece);
         auto landed = from.copy_to_host(lent.slot(i).data, *src.impl(), src.offset_bytes() + next,
                                         length, Sync::async);
-        in_flight.push_back(Piece{i, next, length, std::move(landed)});
+        (void)landed->is_complete();  // submits it where the backend holds commands back
+        downloading.push_back(Piece{i, next, length, std::move(landed)});
         next += length;
     };
     for (std::size_t i = 0; i < lent.size() && next < bytes; ++i) download_into(i);
     backend::EventPtr last;
-    while (!in_flight.empty()) {
-        Piece landed = std::move(in_flight.front());
-        in_flight.pop_front();
+    while (!downloading.empty()) {
+        Piece landed = std::move(downloading.front());
+        downloading.pop_front();
         landed.landed->wait();
         last = to.copy_to_device(*dst.impl(), dst.offset_bytes() + landed.offset,
                                  lent.slot(landed.slot).data, landed.length, Sync::async);
+        (void)last->is_complete();
         lent.last_use(landed.slot) = last;
-        if (next < bytes) download_into(landed.slot);
+        uploading.push_back(landed.slot);
+        // Buffers whose upload is done take the next pieces; with nothing left downloading, the
+        // oldest upload is waited for.
+        while (next < bytes && !uploading.empty()) {
+            auto& read = lent.last_use(uploading.front());
+            if (!downloading.empty() && !read->is_complete()) break;
+            read->wait();
+            const std::size_t slot = uploading.front();
+            uploading.pop_front();
+            download_into(slot);
+        }
     }
     pool.count_staged(bytes);
     return last;

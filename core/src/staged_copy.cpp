@@ -9,7 +9,6 @@
 
 namespace dualrt::detail {
 
-
 backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& device,
                                backend::QueueImpl& queue, backend::BufferImpl& dst,
                                std::size_t dst_offset, const void* src, std::size_t bytes,
@@ -29,7 +28,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
         const std::size_t i = chunk % lent.size();
         StagingSlot& slot = lent.slot(i);
         if (lent.last_use(i)) lent.last_use(i)->wait();  // its previous DMA has read it
-        const std::size_t length = std::min(piece, bytes - done);
+        const std::size_t length = staging_piece_at(done, bytes, piece);
         ParallelCopier::instance().copy(slot.data, source + done, length);
         last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
         lent.last_use(i) = last;
@@ -60,7 +59,7 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
     std::size_t enqueued = 0;
     auto enqueue_into = [&](std::size_t i) {
         StagingSlot& slot = lent.slot(i);
-        const std::size_t length = std::min(piece, bytes - enqueued);
+        const std::size_t length = staging_piece_at(enqueued, bytes, piece);
         lent.last_use(i) =
             queue.copy_to_host(slot.data, src, src_offset + enqueued, length, Sync::async);
         in_flight.push_back(InFlight{i, enqueued, length});

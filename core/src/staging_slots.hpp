@@ -60,4 +60,24 @@ inline std::size_t staging_piece(std::size_t bytes, const LentSlots& lent) {
     return std::min(smallest, std::max(min_staging_piece_bytes, quarter));
 }
 
+// The length of the piece that starts `done` bytes into a copy of `bytes` whose pieces are at
+// most `piece` (staging_piece). Pieces ramp up from an eighth of `piece` at the start and down
+// to it at the end (1, 2, 4, 8, 8, ..., 8, 4, 2, 1 MiB for 8 MiB pieces): what cannot overlap
+// is the first piece's first stage (the download, or the host copy) and the last piece's last
+// one, and small end pieces shorten both, while the full pieces in the middle keep the per-piece
+// cost (an enqueue, an event, a thread hand-off) low. No piece is under the staging minimum, and
+// none but the last is cut below 64-byte alignment.
+inline std::size_t staging_piece_at(std::size_t done, std::size_t bytes, std::size_t piece) {
+    const std::size_t left = bytes - done;
+    const std::size_t smallest = std::min(piece, std::max(min_staging_piece_bytes, piece / 8));
+    // Ramp up: s, 2s, 4s, ... start at 0, s, 3s, 7s, so each is `done + s` long.
+    std::size_t length = std::min(piece, done + smallest);
+    // Ramp down: about half of what is left, so that ..., 4s, 2s, s remain.
+    length = std::min(length, std::max(smallest, (left + smallest) / 2));
+    length &= ~std::size_t{63};
+    // A remainder under a quarter of the smallest piece rides along where the buffer has room.
+    if (length >= left || (left - length < smallest / 4 && left <= piece)) return left;
+    return std::max<std::size_t>(length, 64);
+}
+
 }  // namespace dualrt::detail
