@@ -178,6 +178,7 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
     detail::ScheduleShape shape{s.mode, s.depth, 0};
     for (const auto& array : arrays.inputs)
         if (!array.pinned) shape.staging_slots = staging_slots;
+    request.staged = detail::any_staged(arrays);
     const detail::PlanDecision plan =
         detail::choose_plan(s.options.chunking, request, model, shape, op);
     if (s.options.chunking.kind() != Chunking::Kind::automatic)

@@ -24,6 +24,9 @@ struct PlanRequest {
     // pipeline_timing.hpp); if not, and the model cannot plan, automatic chunking takes the
     // safe plan at once.
     bool can_learn = true;
+    // Whether some array is pageable host memory, whose chunks pass through pinned staging
+    // buffers: such plans keep their chunks smaller (largest_staged_chunk_bytes).
+    bool staged = false;
 };
 
 struct PlanDecision {

@@ -154,8 +154,8 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     std::size_t widest = 1;
     for (const auto* side : {&arrays.inputs, &arrays.outputs})
         for (const auto& array : *side) widest = std::max(widest, array.elem_size);
-    const PlanRequest request{arrays.count, halo.row_width(), widest,
-                              halo.before() + halo.after()};
+    PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+    request.staged = any_staged(arrays);
     const std::size_t staging_slots = depth_ + extra_staging_slots;
     ScheduleShape shape{mode_, depth_, 0};
     for (const auto& array : arrays.inputs)

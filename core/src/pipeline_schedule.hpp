@@ -44,6 +44,14 @@ struct RunArrays {
     std::size_t count = 0;
 };
 
+// Whether some array of the run is pageable host memory (staged through pinned buffers).
+inline bool any_staged(const RunArrays& arrays) {
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const HostSide& array : *side)
+            if (!array.pinned) return true;
+    return false;
+}
+
 using ChunkFunction = std::function<void(const ChunkViews&)>;
 
 // Where one device of a Pipeline over several devices gets its chunks while it runs: asked for

@@ -20,6 +20,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -105,6 +106,8 @@ int main(int argc, char** argv) try {
     args.add_integer("chunks", "N", "chunks per run (0: automatic chunking)", 0, 0, 1 << 20);
     args.add_integer("repetitions", "N", "timed runs per point (median)", 5, 1, 1000);
     args.add_flag("no-native", "leave out the native baselines");
+    args.add_flag("each-run", "also print every run's time, chunks and chunking (how each "
+                              "Pipeline settles)");
     args.add_text("trace", "FILE", "write the together run's timeline (Chrome/Perfetto JSON)",
                   "");
     if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
@@ -163,12 +166,14 @@ int main(int argc, char** argv) try {
     std::vector<std::string> native_missing;
     double fastest_alone = 0.0;
     std::string fastest_name;
+    std::vector<std::pair<std::string, std::vector<std::string>>> each_run;  // --each-run
 
     for (const dualrt::Device& device : devices) {
         progress.step("dualrt on " + short_name(device));
         dualrt::Pipeline pipeline(device, options);
         const auto run = dualrt::samples::run_triad(pipeline, data, pinned, repetitions);
         Row row{short_name(device) + " alone", 1, run.report.chunks, run.host_ms, 0.0};
+        if (args.flag("each-run")) each_run.push_back({row.name, run.each_run});
         if (native) {
             progress.step("native on " + short_name(device));
             std::string why;
@@ -193,6 +198,7 @@ int main(int argc, char** argv) try {
         dualrt::Pipeline pipeline(devices, options);
         shared = dualrt::samples::run_triad(pipeline, data, pinned, repetitions);
         Row row{names, devices.size(), shared.report.chunks, shared.host_ms, 0.0};
+        if (args.flag("each-run")) each_run.push_back({names, shared.each_run});
         if (native && native_missing.empty()) {
             // By hand: the arrays split once in proportion to each device's native rate alone.
             progress.step("native, split over " + names);
@@ -224,6 +230,10 @@ int main(int argc, char** argv) try {
                      "fixed by their rates alone (the slowest part's median)\n";
     for (const auto& missing : native_missing)
         std::cout << "native baseline unavailable for " << missing << "\n";
+    for (const auto& [name, lines] : each_run) {
+        std::cout << "\nevery run of " << name << ":\n";
+        for (const auto& line : lines) std::cout << "  " << line << "\n";
+    }
     if (together) {
         std::cout << "\ntogether (median run):\n" << shared.report.summary();
         std::cout << "measured: " << fixed(fastest_alone / shared.host_ms, 3)

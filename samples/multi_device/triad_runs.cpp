@@ -1,5 +1,6 @@
 #include "triad_runs.hpp"
 
+#include "csv.hpp"
 #include "native_baseline.hpp"
 #include "native_stream.hpp"
 
@@ -80,6 +81,7 @@ TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinne
         std::copy(data.b.begin(), data.b.end(), pinned_b.begin());
     }
     std::vector<TriadRun> runs;
+    std::vector<std::string> each_run;
     for (int r = 0; r <= repetitions; ++r) {
         // NaN: a chunk that never came back fails the check.
         const float poison = std::nanf("");
@@ -98,11 +100,16 @@ TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinne
         if (!wrong.empty())
             throw std::runtime_error("dualrt's triad (" + run.report.chunking +
                                      ") computed a wrong result: " + wrong);
+        each_run.push_back("run " + std::to_string(r) + (r == 0 ? " (untimed)" : "") + ": " +
+                           fixed(run.host_ms, 3) + " ms, " + std::to_string(run.report.chunks) +
+                           " chunks, " + run.report.chunking);
         if (r > 0) runs.push_back(std::move(run));  // r == 0: untimed first run
     }
     std::sort(runs.begin(), runs.end(),
               [](const auto& x, const auto& y) { return x.host_ms < y.host_ms; });
-    return runs[runs.size() / 2];
+    TriadRun median = std::move(runs[runs.size() / 2]);
+    median.each_run = std::move(each_run);
+    return median;
 }
 
 double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool pinned,

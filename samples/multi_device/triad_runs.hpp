@@ -29,13 +29,16 @@ std::string compare_triad(const float* c, const TriadData& data);
 struct TriadRun {
     double host_ms = 0.0;  // wall-clock time of run(): host arrays to host array
     dualrt::PipelineReport report;
+    // Every run, the untimed first included: "run N: MS ms, CHUNKS chunks, CHUNKING".
+    std::vector<std::string> each_run;
 };
 
 // Runs the triad on `pipeline` (one device or several: each chunk launches the kernel of its
 // own device) `repetitions` times after one untimed run, which teaches automatic chunking and
 // the dealing of chunks their measurements. Host memory: the pageable vectors, or pinned copies
 // of them (`pinned`, allocated on the pipeline's first device). Every run's output is poisoned
-// first and checked; a wrong one throws std::runtime_error. Returns the median run.
+// first and checked; a wrong one throws std::runtime_error. Returns the median run, with a line
+// for every run.
 TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinned,
                    int repetitions);
 
