@@ -103,6 +103,7 @@ DeviceImpl::DeviceImpl(cl::Device device, std::string platform_name, int index)
     info_.backend = Backend::opencl;
     info_.index = index;
     info_.platform = std::move(platform_name);
+    pocl_ = info_.platform.find("Portable Computing Language") != std::string::npos;
     const std::string context = "reading the properties of OpenCL device " +
                                 std::to_string(index) + " of platform '" + info_.platform + "'";
     info_.name = CL_CHECK(device_.getInfo<CL_DEVICE_NAME>(), context);

@@ -71,6 +71,8 @@ public:
     void check_allocation_size(std::size_t bytes, const char* what) const;
     // Sub-buffer origins must be multiples of this many bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN).
     std::size_t sub_buffer_alignment() const { return sub_buffer_alignment_; }
+    // Whether the platform is PoCL, whose launches go through pocl_launch_guard.hpp.
+    bool is_pocl() const { return pocl_; }
 
 private:
     struct Runtime {
@@ -85,6 +87,7 @@ private:
     DeviceInfo info_;
     std::uint64_t max_alloc_bytes_ = 0;
     std::size_t sub_buffer_alignment_ = 1;
+    bool pocl_ = false;
 
     mutable std::mutex runtime_mutex_;
     mutable std::optional<Runtime> runtime_;  // set once under runtime_mutex_, never reset

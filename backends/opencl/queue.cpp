@@ -10,8 +10,10 @@
 #include "errors.hpp"
 #include "event.hpp"
 #include "log.hpp"
+#include "pocl_launch_guard.hpp"
 #include "program.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdlib>
@@ -331,13 +333,26 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
             break;
         }
     }
-    return enqueue(false, [&](cl::Event* event) {
+    const auto enqueue_launch = [&](cl::Event* event) {
         CL_CHECK(queue_.enqueueNDRangeKernel(state.kernel, cl::NullRange, global, local, nullptr,
                                              event),
                  describe("launching kernel '" + state.name + "' over " +
                           extent_text(geometry.dims, geometry.global) +
                           " work-items in groups of " +
                           extent_text(geometry.dims, geometry.local)));
+    };
+    return enqueue(false, [&](cl::Event* event) {
+        if (!device_->is_pocl()) {
+            enqueue_launch(event);
+            return;
+        }
+        cl::Event own;  // the guard needs every launch's event
+        const std::array<std::size_t, 3> local_size{geometry.local[0], geometry.local[1],
+                                                    geometry.local[2]};
+        const std::size_t width =
+            std::max({geometry.global[0], geometry.global[1], geometry.global[2]});
+        pocl_guarded_launch(state.name, local_size, width, queue_, event ? *event : own,
+                            enqueue_launch);
     });
 }
 
