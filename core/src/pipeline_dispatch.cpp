@@ -12,6 +12,8 @@ constexpr std::size_t chunks_for_rate = 3;
 constexpr std::size_t probe_share = 8;
 // Once both ways are measured, every this many runs measure the way not taken again.
 constexpr std::size_t recheck_every = 10;
+// MixChoice: the latest runs of each way whose median it compares.
+constexpr std::size_t mix_runs_kept = 5;
 
 }  // namespace
 
@@ -123,16 +125,26 @@ void ChunkDealer::stop() {
 }
 
 bool MixChoice::fastest_alone() const {
-    if (runs_ < 1 || together_ <= 0.0) return false;  // warming up, then measuring together
-    if (alone_ <= 0.0) return true;                    // then alone
-    const bool better = alone_ > together_;
+    const double together_rate = together(), alone_rate = alone();
+    if (runs_ < 1 || together_rate <= 0.0) return false;  // warming up, then measuring together
+    if (alone_rate <= 0.0) return true;                    // then alone
+    const bool better = alone_rate > together_rate;
     return runs_ % recheck_every == 0 ? !better : better;
 }
 
 void MixChoice::learn(bool alone, double elements_per_ms) {
     if (runs_++ == 0 || elements_per_ms <= 0.0) return;  // the first run pays for warming up
-    double& measured = alone ? alone_ : together_;
-    measured = measured > 0.0 ? 0.5 * (measured + elements_per_ms) : elements_per_ms;
+    std::vector<double>& runs = alone ? alone_ : together_;
+    if (runs.size() == mix_runs_kept) runs.erase(runs.begin());
+    runs.push_back(elements_per_ms);
+}
+
+double MixChoice::median(const std::vector<double>& runs) {
+    if (runs.empty()) return 0.0;
+    std::vector<double> sorted = runs;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t middle = sorted.size() / 2;
+    return sorted.size() % 2 == 1 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
 }
 
 ChunkSource::Answer DealtChunks::next(std::size_t unfinished, ChunkExtent& chunk) {

@@ -81,17 +81,20 @@ private:
 // a slow device may cost the fast one more than it adds, which the dealing cannot see: it only
 // measures each device's rate while they share. So the runs of a layout measure both ways (the
 // whole run's throughput; the first run is left out, as it pays for warming up), later runs take
-// the better, and every few runs the other is measured again.
+// the better by the median of each way's latest runs, and every few runs the other is measured
+// again. The median, not a running mean: one stalled run (0.4 s among runs of 0.1 s on NVIDIA's
+// OpenCL) must not flip the choice for the runs after it (GPU run V).
 class MixChoice {
 public:
     bool fastest_alone() const;  // for the next run
     // What a run that went `alone` (or not) reached, in elements per ms of the whole run.
     void learn(bool alone, double elements_per_ms);
-    double together() const { return together_; }  // elements per ms (0: not measured)
-    double alone() const { return alone_; }        // elements per ms (0: not measured)
+    double together() const { return median(together_); }  // elements per ms (0: not measured)
+    double alone() const { return median(alone_); }        // elements per ms (0: not measured)
 
 private:
-    double together_ = 0.0, alone_ = 0.0;  // measured throughputs (0: not yet)
+    static double median(const std::vector<double>& runs);  // 0 for none
+    std::vector<double> together_, alone_;  // the latest runs' throughputs, oldest first
     std::size_t runs_ = 0;
 };
 
