@@ -160,13 +160,8 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     ScheduleShape shape{mode_, depth_, 0};
     for (const auto& array : arrays.inputs)
         if (!array.pinned) shape.staging_slots = staging_slots;
-    MixChoice& mix = mixes_[key];
-    const bool alone = mix.fastest_alone();
-    const auto model_of = [&](Driver& driver) -> LayoutModel& {
-        return alone ? driver.alone_models[key] : driver.models[key];
-    };
     const PlanDecision plan =
-        choose_plan(options_.chunking, request, model_of(drivers_[planner]), shape, op);
+        choose_plan(options_.chunking, request, drivers_[planner].models[key], shape, op);
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
@@ -195,6 +190,8 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     // the halo's reach.
     const std::size_t granule = halo.row_width();
     const std::size_t reach = std::max<std::size_t>(1, std::max(halo.before(), halo.after()));
+    MixChoice& mix = mixes_[key];
+    const bool alone = mix.fastest_alone();
     std::vector<bool> dealing(drivers_.size(), !alone);
     dealing[planner] = true;
     ChunkDealer dealer(extents, prior_rates, dealing, granule,
@@ -251,7 +248,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         const std::vector<ChunkExtent>& mine = runs[d].extents;
-        LayoutModel& model = model_of(driver);
+        LayoutModel& model = driver.models[key];
         const ResolvedTiming resolved = timings[d]->resolve(mine);
         for (const auto& duration : resolved.durations)
             if (duration.known_start && duration.in_order)

@@ -42,13 +42,7 @@ private:
         PipelineQueues queues;
         DeviceSlots slots;
         StagingRings input_staging, output_staging;
-        // Stage models per layout, learnt apart: from runs where every device took chunks, and
-        // from runs where this device ran alone. Runs beside other devices time slower stages
-        // (a CPU device takes the host's cores and memory bandwidth from the staging), and a
-        // device running alone must be planned as a Pipeline of that device alone would be:
-        // with the mixed samples, NVIDIA's OpenCL stayed on the safe plan (its compute "off the
-        // fitted line by 120%"), 0.80x the one-device Pipeline (GPU run U).
-        LayoutModels models, alone_models;
+        LayoutModels models;
         std::map<std::string, double> rates;  // elements per ms per layout, from earlier runs
     };
     std::vector<Device> devices_;
