@@ -1,5 +1,7 @@
 // How staged copies are cut into pieces (staging_slots.hpp): every byte once, in order, no piece
-// larger than a staging buffer, and small pieces only at the two ends.
+// larger than a staging buffer, and small pieces only at the two ends; and the room a Pipeline's
+// pinned rings get (pipeline_slots.hpp).
+#include "pipeline_slots.hpp"
 #include "staging_slots.hpp"
 
 #include <doctest/doctest.h>
@@ -56,4 +58,21 @@ TEST_CASE("staged copies: pieces cover the copy, ramp at both ends, and fit the 
     CHECK(lengths[lengths.size() - 2] <= 2 * MiB);
     // Small copies keep the staging minimum: no piece under 512 KiB but a copy's only one.
     for (const std::size_t length : pieces_of(4 * MiB, MiB)) CHECK(length >= min_staging_piece_bytes);
+}
+
+TEST_CASE("staging: a Pipeline's pinned rings get room for plans that move by a few percent") {
+    using dualrt::detail::ring_buffer_bytes;
+    // 4144372 floats, then 4194304 (16 MiB): one size for both, no pinning anew.
+    CHECK(ring_buffer_bytes(4144372 * 4) == std::size_t{16} << 20);
+    CHECK(ring_buffer_bytes(std::size_t{16} << 20) == std::size_t{16} << 20);
+    CHECK(ring_buffer_bytes((std::size_t{16} << 20) + 1) == std::size_t{18} << 20);
+    CHECK(ring_buffer_bytes(1) == 1);
+    CHECK(ring_buffer_bytes(17) == 18);
+    // Never smaller, never more than an eighth larger.
+    for (std::size_t bytes = 1; bytes < (std::size_t{1} << 30); bytes = bytes * 3 + 7) {
+        CAPTURE(bytes);
+        const std::size_t room = ring_buffer_bytes(bytes);
+        CHECK(room >= bytes);
+        CHECK(room - bytes <= bytes / 8);
+    }
 }

@@ -48,6 +48,12 @@ void DeviceSlots::ensure(const Device& device, std::size_t depth,
     in_place_ = in_place;
 }
 
+std::size_t ring_buffer_bytes(std::size_t bytes) {
+    std::size_t step = 1;
+    while ((bytes + step - 1) / step > 16) step <<= 1;
+    return (bytes + step - 1) / step * step;
+}
+
 void StagingRings::ensure(const Device& device, std::size_t slots,
                           const std::vector<std::size_t>& bytes) {
     if (rings_.size() != bytes.size()) {
@@ -64,19 +70,20 @@ void StagingRings::ensure(const Device& device, std::size_t slots,
         if (ring.size() == slots && bytes_[array] >= bytes[array]) continue;
         ring.clear();
         bytes_[array] = 0;
+        const std::size_t pinned = ring_buffer_bytes(bytes[array]);
         try {
             for (std::size_t i = 0; i < slots; ++i) {
-                auto buffer = device.impl()->create_host_buffer(bytes[array]);
+                auto buffer = device.impl()->create_host_buffer(pinned);
                 if (!buffer) throw std::runtime_error("the backend returned no pinned buffer");
                 auto* data = static_cast<unsigned char*>(buffer->data());
                 ring.push_back(HostSlot{std::move(buffer), data});
             }
-            bytes_[array] = bytes[array];
+            bytes_[array] = pinned;
         } catch (const std::exception& e) {
             ring.clear();
             log().warn("Pipeline: pinning {} x {} for staging was refused ({}); pageable host "
                        "memory goes through the driver's own path",
-                       slots, format_bytes(bytes[array]), e.what());
+                       slots, format_bytes(pinned), e.what());
         }
     }
 }
