@@ -13,7 +13,6 @@
 #include "pocl_launch_guard.hpp"
 #include "program.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdlib>
@@ -349,9 +348,9 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
         cl::Event own;  // the guard needs every launch's event
         const std::array<std::size_t, 3> local_size{geometry.local[0], geometry.local[1],
                                                     geometry.local[2]};
-        const std::size_t width =
-            std::max({geometry.global[0], geometry.global[1], geometry.global[2]});
-        pocl_guarded_launch(state.name, local_size, width, queue_, event ? *event : own,
+        const std::array<std::size_t, 3> grid{geometry.global[0], geometry.global[1],
+                                              geometry.global[2]};
+        pocl_guarded_launch(state.name, local_size, grid, queue_, event ? *event : own,
                             enqueue_launch);
     });
 }
