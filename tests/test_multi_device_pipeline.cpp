@@ -352,6 +352,7 @@ TEST_CASE("multi-device pipeline: a much slower device gets no more than its sha
         const std::size_t fast = 1 - slow;
         const std::vector<dualrt::Device> pair{devices[0], devices[1]};
         auto pipeline = make_pipeline(pair, PipelineMode::automatic, Chunking::count(48));
+        bool slow_timed = false;  // whether the slow device has finished a chunk in a run
         for (int run = 0; run < 3; ++run) {
             CAPTURE(run);
             std::vector<float> c(n, test::poison_float());
@@ -367,11 +368,12 @@ TEST_CASE("multi-device pipeline: a much slower device gets no more than its sha
             CHECK(test::saxpy_differences(c, s, b, a) == "");
             REQUIRE(report.devices.size() == 2);
             INFO(report.summary());
-            // A device's first chunk in the first run is a probe: an eighth of a chunk, the
-            // rest of which is a chunk of its own. (A device whose thread starts late may find
-            // every chunk dealt already.)
+            // A device's first chunk is a probe: an eighth of a chunk, the rest of which is a
+            // chunk of its own. A device whose thread starts late may find every chunk dealt
+            // already, and then probes in the next run (seen on a loaded 2-core machine).
             CHECK(report.devices[fast].chunks + report.devices[slow].chunks == report.chunks);
-            CHECK(report.chunks <= (run == 0 ? 50u : 48u));
+            CHECK(report.chunks <= (run == 0 || !slow_timed ? 50u : 48u));
+            if (report.devices[slow].chunks > 0) slow_timed = true;
             // The probe, then only what it can finish while the fast one does the rest.
             CHECK(report.devices[slow].chunks <= 6);
             CHECK(report.devices[slow].elements <= n / 8);
