@@ -64,13 +64,14 @@ void pocl_guarded_launch(const std::string& name, const Extent& local, const Ext
     ++launches.in_flight;
     lock.unlock();
 
-    const std::string context = "watching a launch of kernel '" + name + "' (PoCL)";
+    // Built only when a call fails (CL_CHECK evaluates its context then): no string per launch.
+    const auto context = [&] { return "watching a launch of kernel '" + name + "' (PoCL)"; };
     try {
         // Flushed, a launch finishes without anyone waiting for it, so one over another grid
         // never waits for a launch that nothing submits.
-        CL_CHECK(queue.flush(), context);
+        CL_CHECK(queue.flush(), context());
         // The callback may run at once, on this thread: the lock is not held here.
-        CL_CHECK(event.setCallback(CL_COMPLETE, launch_finished, &launches), context);
+        CL_CHECK(event.setCallback(CL_COMPLETE, launch_finished, &launches), context());
     } catch (...) {
         launch_finished(nullptr, CL_COMPLETE, &launches);
         throw;
