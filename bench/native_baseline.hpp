@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace dualrt::bench {
 
@@ -124,6 +125,24 @@ public:
     // job (first block's memcpy or upload to the last block's result in host memory) over
     // `repetitions` runs after a warm-up; job.output holds the result (checked by the caller).
     virtual double stencil_ms(const StencilJob& job) = 0;
+
+    // The hand-written copy of `bytes` between this device and `peer`, another device of the
+    // same backend: from this device to the peer (`outwards`) or back. CUDA: cuMemcpyPeerAsync
+    // on a stream of this device's primary context, peer access enabled both ways where
+    // cuDeviceCanAccessPeer allows it (as dualrt's peer copies do). Timed the way bandwidth
+    // --cross times dualrt's copy between devices: host clock around the copy and a stream
+    // synchronize, median of `repetitions` after a warm-up; random bytes are sent and checked
+    // first. Backends without peer copies (OpenCL) throw Errc::unavailable.
+    virtual double peer_copy_ms(const Device& peer, bool outwards, std::size_t bytes,
+                                int repetitions) {
+        (void)outwards, (void)bytes, (void)repetitions;
+        ErrorInfo info;
+        info.errc = Errc::unavailable;
+        info.backend = to_string(peer.backend());
+        info.call = "NativeBaseline::peer_copy_ms";
+        info.detail = "this backend has no peer copies to compare with";
+        throw Error(std::move(info));
+    }
 };
 
 // Loads the baseline module of device's backend (next to the running executable, in

@@ -108,6 +108,8 @@ public:
                        int repetitions) override;
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
     double stencil_ms(const StencilJob& job) override;  // native_cuda_stencil.cpp
+    double peer_copy_ms(const Device& peer, bool outwards, std::size_t bytes,
+                        int repetitions) override;  // native_cuda_peer.cpp
 
 private:
     CUdevice device_;

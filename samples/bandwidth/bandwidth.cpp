@@ -222,7 +222,7 @@ int run(const dualrt::samples::Args& args) {
     print_staging(device);
     if (args.flag("cross")) {
         progress.clear();
-        bw::print_cross_device(device, bytes, ctx.repetitions, std::cout);
+        bw::print_cross_device(device, *ctx.native, bytes, ctx.repetitions, std::cout);
         bw::print_shared_memory(device, bytes, ctx.repetitions, std::cout);
     }
 #ifdef DUALRT_BANDWIDTH_ZERO_COPY
