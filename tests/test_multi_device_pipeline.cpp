@@ -164,6 +164,13 @@ TEST_CASE("multi-device pipeline: two inputs, pinned and pageable, every mode, a
                       devices.size() * (mode == PipelineMode::two_queues ? 2 : 3));
                 CHECK(test::contains(report.summary(), report.devices[1].device));
                 if (pinned) {
+                    // A HostBuffer is pinned for every CUDA device but for its own OpenCL
+                    // context alone: a device that cannot copy the other's buffer by DMA
+                    // stages it (every device here has an array pinned by another one).
+                    const bool all_cuda = std::all_of(devices.begin(), devices.end(), [](auto& d) {
+                        return d.backend() == dualrt::Backend::cuda;
+                    });
+                    CHECK(report.staged_input == !all_cuda);
                     // Three spans per chunk (upload, compute, download), named by run index.
                     CHECK(report.timeline.spans.size() == 3 * report.chunks);
                     CHECK(report.timed_chunks == report.chunks);

@@ -107,3 +107,25 @@ TEST_CASE("shared memory: each side sees what the other wrote, whole and through
         }
     if (!shared_any) MESSAGE("no pair of devices here can share memory (the GPU machine's can)");
 }
+
+TEST_CASE("shared memory: a size past the importer's limit is refused before anything is made") {
+    // NVIDIA's OpenCL driver crashed importing 1 GiB (docs/RELIABILITY.md): dualrt refuses such
+    // an import with a message instead. Runs where a pair can share (the GPU machine).
+    const auto all = dualrt::devices();
+    for (const auto& a : all)
+        for (const auto& b : all) {
+            if (!dualrt::sharing_support(a, b).possible) continue;
+            const dualrt::Device& importer = a.backend() == dualrt::Backend::opencl ? a : b;
+            if (!test::contains(importer.info().vendor, "NVIDIA")) continue;
+            CAPTURE(label(a));
+            CAPTURE(label(b));
+            dualrt::Errc errc = dualrt::Errc::backend_failure;
+            const std::string message = error_of(
+                [&] { dualrt::alloc_shared<float>(a, b, std::size_t{256} << 18 | 1); }, errc);
+            CHECK(errc == dualrt::Errc::unavailable);
+            CHECK(test::contains(message, "imports at most 256.0 MiB"));
+            // Right at the limit it works, and the library stays usable after the refusal.
+            auto pair = dualrt::alloc_shared<float>(a, b, std::size_t{256} << 18);
+            CHECK(pair.first.size() == std::size_t{256} << 18);
+        }
+}

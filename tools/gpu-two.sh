@@ -44,10 +44,10 @@ if [ "$phase" = bench ]; then
   head -4 "$out/topology.log"
   build_all
   pack
-  TAIL=16 step cross-cuda 120 env DUALRT_BACKEND=cuda "$bin/bandwidth" --no-progress --size 1G \
+  TAIL=16 step cross-cuda 120 env DUALRT_BACKEND=cuda "$bin/bandwidth" --no-progress --size 256M \
     --repetitions 7 --cross
   TAIL=16 step cross-opencl 120 env DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia "$bin/bandwidth" \
-    --no-progress --size 1G --repetitions 7 --cross
+    --no-progress --size 256M --repetitions 7 --cross
   for pair in cuda:0,cuda:1 opencl:0,opencl:1; do
     for host in pinned pageable; do
       TAIL=14 step "multi_device-${pair//[:,]/-}-$host" 100 env -u POCL_DEVICES \

@@ -45,6 +45,7 @@ public:
     // Memory the CUDA device of the same GPU exports, imported in place (external_memory.cpp).
     std::string cannot_import_memory() const override;
     std::shared_ptr<backend::BufferImpl> import_memory(int fd, std::size_t bytes) override;
+    ImportLimit largest_import() const override;
     NativeHandle native_handle() const override;   // cl_device_id, owned by this object
     NativeHandle native_context() const override;  // cl_context, owned by this object
     // Interop (wrap.cpp): queues, buffers and events of context().

@@ -1,6 +1,7 @@
 #include "pipeline_checks.hpp"
 
 #include "errors.hpp"
+#include "pinned_ranges.hpp"
 
 #include <algorithm>
 
@@ -82,6 +83,21 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
                                       std::to_string(chunk) +
                                       " elements); expected chunks at least as large as the "
                                       "halo: fewer, larger chunks, or Chunking::automatic()");
+}
+
+RunArrays as_seen_by(const RunArrays& arrays, const backend::DeviceImpl& device) {
+    RunArrays seen = arrays;
+    for (auto* side : {&seen.inputs, &seen.outputs})
+        for (HostSide& array : *side)
+            if (array.pinned && array.elements > 0) {
+                // Memory pinned outside dualrt is the caller's word; only a range dualrt pinned
+                // for a device that this one cannot copy from by DMA is staged.
+                const std::size_t bytes = array.elements * array.elem_size;
+                if (overlapping_pinned(array.data, bytes) &&
+                    !dma_capable(device, array.data, bytes))
+                    array.pinned = false;
+            }
+    return seen;
 }
 
 std::string layout_key(const RunArrays& arrays) {

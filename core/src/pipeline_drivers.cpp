@@ -151,14 +151,19 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         prior_rates.push_back(drivers_[d].rates[key]);
         if (prior_rates[d] > prior_rates[planner]) planner = d;
     }
+    // Pinned arrays stay pinned only for the devices that can copy them by DMA.
+    std::vector<RunArrays> seen;
+    for (const Driver& driver : drivers_) seen.push_back(as_seen_by(arrays, *driver.device.impl()));
     std::size_t widest = 1;
     for (const auto* side : {&arrays.inputs, &arrays.outputs})
         for (const auto& array : *side) widest = std::max(widest, array.elem_size);
     PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
-    request.staged = any_staged(arrays);
+    // Chunks are capped for staging if any device stages: its rings are sized by the plan.
+    request.staged = std::any_of(seen.begin(), seen.end(),
+                                 [](const RunArrays& view) { return any_staged(view); });
     const std::size_t staging_slots = depth_ + extra_staging_slots;
     ScheduleShape shape{mode_, depth_, 0};
-    for (const auto& array : arrays.inputs)
+    for (const auto& array : seen[planner].inputs)
         if (!array.pinned) shape.staging_slots = staging_slots;
     const PlanDecision plan =
         choose_plan(options_.chunking, request, drivers_[planner].models[key], shape, op);
@@ -170,16 +175,16 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     const std::size_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
     const std::size_t input_elements =
         std::min(arrays.count, largest + halo.before() + halo.after());
-    std::vector<std::size_t> input_bytes, output_bytes, input_staged, output_staged;
-    for (const auto& array : arrays.inputs) {
-        input_bytes.push_back(input_elements * array.elem_size);
-        input_staged.push_back(array.pinned ? 0 : input_bytes.back());
-    }
-    for (const auto& array : arrays.outputs) {
-        output_bytes.push_back(largest * array.elem_size);
-        output_staged.push_back(array.pinned ? 0 : output_bytes.back());
-    }
-    for (Driver& driver : drivers_) {
+    std::vector<std::size_t> input_bytes, output_bytes;
+    for (const auto& array : arrays.inputs) input_bytes.push_back(input_elements * array.elem_size);
+    for (const auto& array : arrays.outputs) output_bytes.push_back(largest * array.elem_size);
+    for (std::size_t d = 0; d < drivers_.size(); ++d) {
+        Driver& driver = drivers_[d];
+        std::vector<std::size_t> input_staged, output_staged;
+        for (std::size_t a = 0; a < arrays.inputs.size(); ++a)
+            input_staged.push_back(seen[d].inputs[a].pinned ? 0 : input_bytes[a]);
+        for (std::size_t a = 0; a < arrays.outputs.size(); ++a)
+            output_staged.push_back(seen[d].outputs[a].pinned ? 0 : output_bytes[a]);
         driver.slots.ensure(driver.device, depth_, input_bytes, output_bytes, options_.in_place);
         driver.input_staging.ensure(driver.device, staging_slots, input_staged);
         driver.output_staging.ensure(driver.device, staging_slots, output_staged);
@@ -220,7 +225,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         };
         schedulers.push_back(std::make_unique<ChunkScheduler>(
             driver.queues, driver.slots, driver.input_staging, driver.output_staging,
-            staging_slots, arrays, *timings[d], computes[d]));
+            staging_slots, seen[d], *timings[d], computes[d]));
     }
     const auto drive = [&](std::size_t d) {
         runs[d].started = Clock::now();

@@ -29,6 +29,8 @@ std::shared_ptr<BufferImpl> DeviceImpl::import_memory(int fd, std::size_t) {
     detail::raise_argument("alloc_shared", cannot_import_memory(), Errc::unavailable);
 }
 
+DeviceImpl::ImportLimit DeviceImpl::largest_import() const { return {}; }
+
 }  // namespace backend
 
 namespace {
@@ -101,6 +103,13 @@ std::pair<BufferView, BufferView> alloc_shared_bytes(const Device& a, const Devi
                                           "memory instead",
                        Errc::unavailable);
     const std::size_t bytes = count * elem_size;
+    const backend::DeviceImpl::ImportLimit limit = roles.importer->impl()->largest_import();
+    if (bytes > limit.bytes)
+        raise_argument(op, format_bytes(bytes) + " cannot be shared: " +
+                               device_label(roles.importer->info()) + " imports at most " +
+                               format_bytes(limit.bytes) + " (" + limit.why +
+                               "); share smaller buffers, or copy (Queue::copy stages it)",
+                       Errc::unavailable);
     backend::DeviceImpl::ExportedMemory exported = roles.exporter->impl()->export_memory(bytes);
     std::shared_ptr<backend::BufferImpl> imported =
         roles.importer->impl()->import_memory(exported.fd, bytes);

@@ -80,10 +80,18 @@ void print_shared_memory(const Device& device, std::size_t bytes, int repetition
     const std::size_t half = bytes / sizeof(float) / 2 / 1024 * 1024;
     Table table({"device", "saxpy on", "ms", "GB/s", "shared / own", "target"});
     bool any = false;
+    std::vector<std::string> refused;  // pairs that share, but not this many bytes
     for (const Device& other : devices()) {
         if (other == device || !sharing_support(device, other).possible) continue;
         any = true;
-        auto shared = alloc_shared<float>(device, other, 2 * half);
+        SharedBuffers<float> shared;
+        try {
+            shared = alloc_shared<float>(device, other, 2 * half);
+        } catch (const Error& e) {
+            if (e.errc() != Errc::unavailable) throw;
+            refused.push_back(e.what());
+            continue;
+        }
         // Contents: a fill on one side, which the other side's kernel then reads in place.
         device.create_queue().fill(shared.first, 0.5f, Sync::blocking);
         for (const bool mine : {true, false}) {
@@ -108,6 +116,8 @@ void print_shared_memory(const Device& device, std::size_t bytes, int repetition
         out << "\nShared memory: no other device shares memory with " << label(device) << "\n";
         return;
     }
+    for (const std::string& why : refused) out << "\nShared memory refused: " << why << "\n";
+    if (table.empty()) return;
     out << "\nMemory shared in place (alloc_shared), saxpy over " << format_bytes(4 * half)
         << " x and y (device time, median of " << repetitions << "); no byte is copied between "
         << "the devices\n";
@@ -178,6 +188,7 @@ void print_cross_device(const Device& device, bench::NativeBaseline& native, std
         << fixed(d2h, 2) << " GB/s the same way; both at once, on two queues: "
         << fixed(both, 2) << " GB/s each)\n";
     table.print(out);
+    out.flush();  // before the shared-memory table, whose driver calls come next
 }
 
 }  // namespace dualrt::samples::bandwidth

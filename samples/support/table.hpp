@@ -12,6 +12,7 @@ public:
     explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
     void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
     void print(std::ostream& out) const;
+    bool empty() const { return rows_.empty(); }
 
 private:
     std::vector<std::string> header_;

@@ -51,14 +51,30 @@ __kernel void scale(__global float* x, float s, uint n) {
 }
 )";
 
-int main() {
-    const size_t n = size_t(64) << 20;  // floats: 256 MiB
+// Arguments: MiB to share (default 256), then "peer" to enable peer access between CUDA devices
+// 0 and 1 first (the two-GPU machine: does either change what the import does?).
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);  // every line out before a crash in a driver
+    const size_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
+    const bool peer = argc > 2 && std::string(argv[2]) == "peer";
+    const size_t n = mib << 18;  // floats
     size_t bytes = n * sizeof(float);
+    std::printf("sharing %zu MiB%s\n", mib, peer ? ", peer access enabled first" : "");
     CU(cuInit(0));
     CUdevice dev;
     CU(cuDeviceGet(&dev, 0));
     CUcontext ctx;
     CU(cuDevicePrimaryCtxRetain(&ctx, dev));
+    if (peer) {
+        CUdevice other;
+        CUcontext other_ctx;
+        CU(cuDeviceGet(&other, 1));
+        CU(cuDevicePrimaryCtxRetain(&other_ctx, other));
+        CU(cuCtxSetCurrent(other_ctx));
+        CU(cuCtxEnablePeerAccess(ctx, 0));
+        CU(cuCtxSetCurrent(ctx));
+        CU(cuCtxEnablePeerAccess(other_ctx, 0));
+    }
     CU(cuCtxSetCurrent(ctx));
     int fd_supported = 0;
     CU(cuDeviceGetAttribute(&fd_supported, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev));

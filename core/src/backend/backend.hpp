@@ -12,6 +12,7 @@
 #include <dualrt/types.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,8 @@ namespace dualrt::backend {
 // 7: the interop hooks (DeviceImpl::wrap_queue/wrap_buffer/wrap_event, BackendImpl::wrap_device).
 // 8: QueueImpl::mark, an untimed point for other queues to wait on.
 // 9: memory shared with another device of the same GPU (export_memory, import_memory).
-inline constexpr int api_version = 9;
+// 10: DeviceImpl::largest_import.
+inline constexpr int api_version = 10;
 
 class DeviceImpl;
 class BufferImpl;
@@ -262,6 +264,13 @@ public:
     // Errc::unavailable when cannot_import_memory() says why not, Errc::invalid_argument when the
     // driver refuses the descriptor.
     virtual std::shared_ptr<BufferImpl> import_memory(int fd, std::size_t bytes);
+    // (optional) The largest import known to be safe, and why there is a limit ("" and SIZE_MAX
+    // by default). Checked before the other side allocates anything.
+    struct ImportLimit {
+        std::size_t bytes = SIZE_MAX;
+        std::string why;
+    };
+    virtual ImportLimit largest_import() const;
     virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
     virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
 
