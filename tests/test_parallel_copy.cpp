@@ -75,3 +75,28 @@ TEST_CASE("parallel copy: the pool splits large copies and serves several caller
     for (auto& caller : callers) caller.join();
     CHECK(failures == std::vector<int>(4, 0));
 }
+
+TEST_CASE("parallel copy: each owner has a copier of its own, and they copy side by side") {
+    const auto seed = std::random_device{}();
+    INFO("seed " << seed);
+    const int first_owner = 0, second_owner = 0;  // their addresses name two devices
+    auto& first = dualrt::detail::ParallelCopier::of(&first_owner);
+    auto& second = dualrt::detail::ParallelCopier::of(&second_owner);
+    CHECK(&first == &dualrt::detail::ParallelCopier::of(&first_owner));
+    CHECK(&first != &second);
+    CHECK(first.threads() == second.threads());
+    std::vector<std::thread> callers;
+    std::vector<int> failures(2, 0);
+    for (int t = 0; t < 2; ++t)
+        callers.emplace_back([&, t] {
+            auto& copier = t == 0 ? first : second;
+            const auto pooled = [&](void* d, const void* s, std::size_t n) { copier.copy(d, s, n); };
+            std::mt19937 mine(seed + static_cast<unsigned>(t));
+            for (int i = 0; i < 10; ++i)
+                if (!copies_exactly(pooled, (std::size_t{2} << 20) + static_cast<std::size_t>(i),
+                                    static_cast<std::size_t>(i), 3, mine))
+                    ++failures[static_cast<std::size_t>(t)];
+        });
+    for (auto& caller : callers) caller.join();
+    CHECK(failures == std::vector<int>(2, 0));
+}

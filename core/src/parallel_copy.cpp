@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <memory>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -88,6 +90,18 @@ void stream_copy(void* dst, const void* src, std::size_t bytes) {
 ParallelCopier& ParallelCopier::instance() {
     static ParallelCopier copier(default_threads());
     return copier;
+}
+
+ParallelCopier& ParallelCopier::of(const void* owner) {
+    static std::mutex mutex;
+    static const void* first_owner = nullptr;
+    static std::map<const void*, std::unique_ptr<ParallelCopier>> others;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (first_owner == nullptr) first_owner = owner;
+    if (owner == first_owner) return instance();
+    auto& copier = others[owner];
+    if (!copier) copier = std::make_unique<ParallelCopier>(default_threads());
+    return *copier;
 }
 
 ParallelCopier::ParallelCopier(std::size_t threads) {

@@ -25,6 +25,11 @@ public:
     // stream of copies hands them the next piece without a wake-up) and then sleep on a
     // condition variable.
     static ParallelCopier& instance();
+    // The copier of one owner (a device): each device's staged copies get threads of their own,
+    // so two devices staging at once copy side by side rather than in turns (one copier serves
+    // one job at a time). Made on first use, each with instance()'s thread count, and kept for
+    // the process's life; the first owner asking gets instance() itself.
+    static ParallelCopier& of(const void* owner);
 
     explicit ParallelCopier(std::size_t threads);
     ~ParallelCopier();

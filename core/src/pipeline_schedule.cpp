@@ -43,7 +43,8 @@ ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
                                const ChunkFunction& compute)
     : queues_(queues), slots_(slots), input_staging_(input_staging),
       output_staging_(output_staging), staging_slots_(staging_slots), arrays_(arrays),
-      timing_(timing), compute_(compute) {}
+      timing_(timing), compute_(compute),
+      copier_(ParallelCopier::of(queues.queues.front().device().impl().get())) {}
 
 void ChunkScheduler::wait_host(const Event& event) {
     const auto begun = Clock::now();
@@ -206,7 +207,7 @@ void ChunkScheduler::upload(std::size_t i) {
             // The pinned buffer's previous DMA has to have read it before the host refills it.
             if (!staged && i >= staging_slots_) wait_host(in_flight(i - staging_slots_).uploaded);
             unsigned char* pinned = ring[i % staging_slots_].data;
-            ParallelCopier::instance().copy(pinned, source, range.count * side.elem_size);
+            copier_.copy(pinned, source, range.count * side.elem_size);
             source = pinned;
             staged = true;
         }
@@ -328,7 +329,7 @@ void ChunkScheduler::retire(std::size_t i) {
         const auto& ring = output_staging_.ring(k);
         if (ring.empty()) continue;
         const HostSide& side = arrays_.outputs[k];
-        ParallelCopier::instance().copy(
+        copier_.copy(
             static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size,
             ring[i % staging_slots_].data, chunk.count * side.elem_size);
     }

@@ -8,6 +8,7 @@
 #include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
 
+#include "parallel_copy.hpp"
 #include "pipeline_plan.hpp"
 #include "pipeline_slots.hpp"
 #include "pipeline_timing.hpp"
@@ -130,6 +131,7 @@ private:
     const RunArrays& arrays_;
     RunTiming& timing_;
     const ChunkFunction& compute_;
+    ParallelCopier& copier_;  // the device's own: devices of one Pipeline stage side by side
 
     const std::vector<ChunkExtent>* extents_ = nullptr;
     std::vector<InFlight> in_flight_;

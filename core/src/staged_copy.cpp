@@ -29,7 +29,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
         StagingSlot& slot = lent.slot(i);
         if (lent.last_use(i)) lent.last_use(i)->wait();  // its previous DMA has read it
         const std::size_t length = staging_piece_at(done, bytes, piece);
-        ParallelCopier::instance().copy(slot.data, source + done, length);
+        ParallelCopier::of(device.get()).copy(slot.data, source + done, length);
         last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
         lent.last_use(i) = last;
         done += length;
@@ -75,7 +75,7 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
         in_flight.pop_front();
         last = lent.last_use(landed.slot);
         last->wait();
-        ParallelCopier::instance().copy(destination + landed.offset, lent.slot(landed.slot).data,
+        ParallelCopier::of(device.get()).copy(destination + landed.offset, lent.slot(landed.slot).data,
                                         landed.length);
         if (enqueued < bytes) enqueue_into(landed.slot);
     }
