@@ -2,6 +2,7 @@
 
 #include "errors.hpp"
 #include "log.hpp"
+#include "pinned_ranges.hpp"
 #include "registry.hpp"
 #include "staging_slots.hpp"
 
@@ -22,14 +23,6 @@ backend::QueueImpl& side_queue(const std::shared_ptr<backend::DeviceImpl>& devic
     auto& queue = queues[device.get()];
     if (!queue) queue = device->create_queue();
     return *queue;
-}
-
-// Whether a buffer pinned through `owner` is DMA for `other` as it is: the same device, or two
-// CUDA devices (CUDA pins for every context). NVIDIA's OpenCL and CUDA do not see each other's
-// pinned memory as pinned (8 GB/s against 55 GB/s on an H200), nor do two OpenCL platforms.
-bool pinned_alike(const backend::DeviceImpl& owner, const backend::DeviceImpl& other) {
-    return &owner == &other ||
-           (owner.info().backend == Backend::cuda && other.info().backend == Backend::cuda);
 }
 
 // Registers the slots' memory with `other` where it is not pinned for it already, once per slot

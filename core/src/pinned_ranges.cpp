@@ -1,11 +1,15 @@
 #include "pinned_ranges.hpp"
 
 #include "errors.hpp"
+#include "log.hpp"
 
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
+#include <utility>
+#include <vector>
 
 namespace dualrt::detail {
 namespace {
@@ -14,6 +18,18 @@ struct Entry {
     std::size_t bytes;
     PinnedOrigin origin;
     const backend::DeviceImpl* device;
+    // The whole range registered with other devices too (pin_also_for), released with the
+    // entry; a null registration records a driver that refused, so it is asked once.
+    std::vector<std::pair<const backend::DeviceImpl*, std::shared_ptr<backend::HostBufferImpl>>>
+        also;
+
+    // Whether `other` can copy this range by DMA; unset when it has not been asked to register.
+    std::optional<bool> dma_for(const backend::DeviceImpl& other) const {
+        if (pinned_alike(*device, other)) return true;
+        for (const auto& [registered, buffer] : also)
+            if (registered == &other) return buffer != nullptr;
+        return std::nullopt;
+    }
 };
 
 // Ranges by first address. Pinned ranges never overlap (the driver refuses to pin memory twice,
@@ -30,11 +46,24 @@ public:
     void add(const void* begin, std::size_t bytes, PinnedOrigin origin,
              const backend::DeviceImpl* device) {
         std::unique_lock<std::shared_mutex> lock(mutex_);
-        ranges_[address(begin)] = Entry{bytes, origin, device};
+        ranges_[address(begin)] = Entry{bytes, origin, device, {}};
     }
     void remove(const void* begin) {
+        decltype(ranges_)::node_type gone;  // its registrations are released after the unlock
         std::unique_lock<std::shared_mutex> lock(mutex_);
-        ranges_.erase(address(begin));
+        gone = ranges_.extract(address(begin));
+    }
+    // Records `registration` (null: refused) of the range that starts at `begin` with `device`,
+    // unless the range is gone or already has one for that device. Returns whether the device
+    // can now copy the range by DMA.
+    bool add_registration(const void* begin, const backend::DeviceImpl& device,
+                          std::shared_ptr<backend::HostBufferImpl>& registration) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        auto it = ranges_.find(address(begin));
+        if (it == ranges_.end()) return false;  // freed meanwhile; the caller drops its own
+        if (const auto known = it->second.dma_for(device)) return *known;
+        it->second.also.emplace_back(&device, std::move(registration));
+        return it->second.also.back().second != nullptr;
     }
 
     // The range containing `at`, as (first address, entry), if any.
@@ -83,6 +112,11 @@ struct Tracked {
 
 }  // namespace
 
+bool pinned_alike(const backend::DeviceImpl& owner, const backend::DeviceImpl& device) {
+    return &owner == &device ||
+           (owner.info().backend == Backend::cuda && device.info().backend == Backend::cuda);
+}
+
 std::shared_ptr<backend::HostBufferImpl> track_pinned(std::shared_ptr<backend::HostBufferImpl> impl,
                                                       PinnedOrigin origin) {
     auto holder = std::make_shared<Tracked>(std::move(impl));
@@ -96,10 +130,45 @@ bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_
         if (item == nullptr) return false;
         const auto end = item->first + item->second.bytes;
         if (reinterpret_cast<std::uintptr_t>(data) + bytes > end) return false;
-        const backend::DeviceImpl* owner = item->second.device;
-        return owner == &device || (owner->info().backend == Backend::cuda &&
-                                    device.info().backend == Backend::cuda);
+        return item->second.dma_for(device).value_or(false);
     });
+}
+
+bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
+    struct Found {
+        bool inside = false;            // a live range holds all of [data, data + bytes)
+        std::optional<bool> dma;        // known already for `device`
+        void* begin = nullptr;
+        std::size_t range_bytes = 0;
+    };
+    // One registration at a time (a second of the same range would be refused by CUDA as
+    // registered already); lookups go on meanwhile under the registry's own lock.
+    static std::mutex registering;
+    std::lock_guard<std::mutex> one_at_a_time(registering);
+    const Found found = Registry::instance().find(data, [&](const Registry::Item* item) {
+        Found f;
+        if (item == nullptr) return f;
+        const std::uintptr_t end = item->first + item->second.bytes;
+        f.inside = reinterpret_cast<std::uintptr_t>(data) + bytes <= end;
+        f.dma = item->second.dma_for(device);
+        f.begin = reinterpret_cast<void*>(item->first);
+        f.range_bytes = item->second.bytes;
+        return f;
+    });
+    if (!found.inside) return false;
+    if (found.dma) return *found.dma;
+    // Registering takes the driver milliseconds per 100 MiB: done outside the registry's lock,
+    // once per range and device.
+    std::shared_ptr<backend::HostBufferImpl> registration;
+    try {
+        registration = device.register_host_memory(found.begin, found.range_bytes);
+    } catch (const Error& e) {
+        log().debug("pinned memory of another device: registering {} at {} with {} failed ({}); "
+                    "copies from it are staged there",
+                    format_bytes(found.range_bytes), address_text(found.begin),
+                    device_label(device.info()), e.what());
+    }
+    return Registry::instance().add_registration(found.begin, device, registration);
 }
 
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes) {

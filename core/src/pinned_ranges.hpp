@@ -23,6 +23,11 @@ struct PinnedRange {
     std::string device;  // device_label() of the device that pinned it
 };
 
+// Whether memory pinned through `owner` is DMA for `device` as it is: the same device, or two
+// CUDA devices (CUDA pins for every context). An OpenCL context, or CUDA beside OpenCL, takes
+// another's pinned memory for pageable (8 GB/s against 55 on an H200) until it registers it.
+bool pinned_alike(const backend::DeviceImpl& owner, const backend::DeviceImpl& device);
+
 // Wraps `impl` so that its range is listed while any reference to it lives: the returned pointer
 // shares ownership of `impl` and removes the range just before `impl` is destroyed. Thread-safe.
 std::shared_ptr<backend::HostBufferImpl> track_pinned(std::shared_ptr<backend::HostBufferImpl> impl,
@@ -30,8 +35,17 @@ std::shared_ptr<backend::HostBufferImpl> track_pinned(std::shared_ptr<backend::H
 
 // Whether [data, data + bytes) lies inside one live pinned range that `device` can copy from by
 // DMA: one pinned through the same device, or (CUDA pins portably, for every context) through
-// any device of the CUDA backend. Never blocks for long (a shared lock and a map lookup).
+// any device of the CUDA backend, or one registered with `device` by pin_also_for. Never blocks
+// for long (a shared lock and a map lookup).
 bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_t bytes);
+
+// Makes the live pinned range that holds [data, data + bytes) DMA-able for `device` as well, by
+// registering the whole range with it (Device::register_host's backend call) the first time it
+// is asked; the registration is released with the range. Returns whether `device` can copy the
+// memory by DMA now: true at once where dma_capable() is; false where no live range holds it
+// all, or the driver refused (asked once per range and device, logged at debug). Thread-safe;
+// the registry's lock is not held while the driver registers.
+bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes);
 
 // A live pinned range that overlaps [data, data + bytes), if any (for register_host's check).
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes);

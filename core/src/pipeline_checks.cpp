@@ -85,16 +85,17 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
                                       "halo: fewer, larger chunks, or Chunking::automatic()");
 }
 
-RunArrays as_seen_by(const RunArrays& arrays, const backend::DeviceImpl& device) {
+RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device) {
     RunArrays seen = arrays;
     for (auto* side : {&seen.inputs, &seen.outputs})
         for (HostSide& array : *side)
             if (array.pinned && array.elements > 0) {
-                // Memory pinned outside dualrt is the caller's word; only a range dualrt pinned
-                // for a device that this one cannot copy from by DMA is staged.
+                // Memory pinned outside dualrt is the caller's word. A range dualrt pinned for
+                // another device is registered with this one (once, for the range's life), and
+                // staged only if the driver refuses.
                 const std::size_t bytes = array.elements * array.elem_size;
                 if (overlapping_pinned(array.data, bytes) &&
-                    !dma_capable(device, array.data, bytes))
+                    !pin_also_for(device, array.data, bytes))
                     array.pinned = false;
             }
     return seen;

@@ -17,12 +17,13 @@ RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
                          const HostSide* outputs, std::size_t output_count, const Halo& halo,
                          bool in_place, const char* operation);
 
-// The run's arrays as `device` sees them: an array in memory that dualrt pinned stays pinned
-// only where the device can copy it by DMA (pinned_ranges.hpp). An OpenCL HostBuffer is pinned
-// for its own context alone; another device would hand its driver a pointer it takes for
-// pageable memory (8 GB/s on NVIDIA's OpenCL), so for that device the array is staged like a
-// pageable one. Memory pinned by other means keeps the caller's word.
-RunArrays as_seen_by(const RunArrays& arrays, const backend::DeviceImpl& device);
+// The run's arrays as `device` sees them. An OpenCL HostBuffer is pinned for its own context
+// alone: another device's driver takes it for pageable memory (8 GB/s on NVIDIA's OpenCL). So a
+// range dualrt pinned for another device is registered with this one the first time
+// (pin_also_for: milliseconds per 100 MiB, once for the range's life); where the driver refuses,
+// the array is staged for this device like a pageable one. Memory pinned by other means keeps
+// the caller's word.
+RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device);
 
 // The chunks must be at least as large as the halo wherever a chunk has a neighbour: a halo
 // reaching past the neighbour is almost always a mistake of units (rows against elements).

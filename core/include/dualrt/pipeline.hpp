@@ -94,9 +94,10 @@ struct PipelineOptions {
 ///
 /// Each chunk i covers elements [offset, offset + count) of every array. Host memory from a
 /// HostBuffer is copied by DMA directly; a pointer or std::vector is staged through pinned
-/// buffers (the host memcpy overlaps the copies too); one run may mix both. A HostBuffer of
-/// another OpenCL device is staged too: OpenCL pins memory for its own context alone (CUDA's is
-/// pinned for every CUDA device). run() blocks until
+/// buffers (the host memcpy overlaps the copies too); one run may mix both. OpenCL pins memory
+/// for its own context alone (CUDA's is pinned for every CUDA device): a HostBuffer of another
+/// device is registered with this one the first time it is used here, once for the buffer's
+/// life (milliseconds per 100 MiB), and staged only where the driver refuses. run() blocks until
 /// every chunk's result is in the outputs. An exception from the compute function, or a failing
 /// copy, is rethrown after the work already enqueued has drained, so no device work outlives the
 /// call, and the pipeline stays usable. Over several devices, the first error stops the
