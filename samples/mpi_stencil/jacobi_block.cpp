@@ -93,6 +93,10 @@ void JacobiBlock::step(StepMode mode) {
         if (n > 2) {
             interior_.wait(border_done_);
             launch_rows(interior_, 2, n - 2, interior_done_);
+            // OpenCL holds commands until their queue is flushed, and nothing else flushes this
+            // one before the next step: polling submits the sweep now, so that it runs during
+            // the exchange below instead of after it (a query and nothing more on CUDA).
+            (void)interior_done_.is_complete();
         }
     }
     if (mode != StepMode::compute_only && (up_ >= 0 || down_ >= 0)) exchange();

@@ -25,7 +25,10 @@ public:
     /// Whether this is an event of some queue (false when default-constructed).
     bool valid() const noexcept { return impl_ != nullptr; }
     void wait() const;          ///< blocks the calling thread until the point is reached
-    bool is_complete() const;   ///< never blocks
+    /// Whether the point is reached; never blocks. On OpenCL it also submits the queue's
+    /// commands if they are still held back (a queue runs nothing until it is flushed), so a
+    /// poll right after an enqueue starts the work at once.
+    bool is_complete() const;
 
     /// Device time in milliseconds from `start` to `end`, both of one device and both from
     /// Queue::record() (the events of copies, fills and launches carry no timestamp, which keeps
