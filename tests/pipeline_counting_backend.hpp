@@ -5,14 +5,22 @@
 
 #include "backend/backend.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace test::counting {
 
 using namespace dualrt::backend;
+
+// A timed event that takes long on the host, as when the OS preempts the recording thread.
+struct RecordStall {
+    std::size_t at_record = 0;  // the stalled record's number in `Counts::records` (0: none)
+    std::chrono::milliseconds length{0};
+};
 
 struct Counts {
     std::size_t records = 0;      // QueueImpl::record: timed events
@@ -73,7 +81,8 @@ private:
 
 class Queue final : public QueueImpl {
 public:
-    Queue(const DeviceImpl& device, Counts& counts) : device_(device), counts_(counts) {}
+    Queue(const DeviceImpl& device, Counts& counts, const RecordStall& stall)
+        : device_(device), counts_(counts), stall_(stall) {}
     const DeviceImpl& device() const override { return device_; }
     EventPtr copy_to_device(BufferImpl& dst, std::size_t offset, const void* src,
                             std::size_t bytes, dualrt::Sync) override {
@@ -101,7 +110,7 @@ public:
         return event(false);
     }
     EventPtr record() override {
-        ++counts_.records;
+        if (++counts_.records == stall_.at_record) std::this_thread::sleep_for(stall_.length);
         return event(true);
     }
     EventPtr mark() override {
@@ -117,6 +126,7 @@ private:
     EventPtr event(bool timed) { return std::make_shared<Event>(device_, counts_, timed); }
     const DeviceImpl& device_;
     Counts& counts_;
+    const RecordStall& stall_;
 };
 
 // Outlives everything made from it (the test holds it for the whole case).
@@ -134,7 +144,7 @@ public:
         return nullptr;
     }
     std::shared_ptr<QueueImpl> create_queue() override {
-        return std::make_shared<Queue>(*this, counts);
+        return std::make_shared<Queue>(*this, counts, stall);
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override { return nullptr; }
     std::vector<std::string> load_source(const std::string&, const std::string&) override {
@@ -144,6 +154,7 @@ public:
     dualrt::NativeHandle native_context() const override { return 0; }
 
     Counts counts;
+    RecordStall stall;
 
 private:
     dualrt::DeviceInfo info_;

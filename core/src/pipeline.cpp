@@ -229,8 +229,7 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
         model.samples[detail::host_stage].add(static_cast<double>(extents[i].count),
                                               scheduler.host_ms()[i]);
     if (timing.records() > 0)
-        s.record_ms = 0.7 * s.record_ms +
-                      0.3 * timing.record_host_ms() / static_cast<double>(timing.records());
+        s.record_ms = 0.7 * s.record_ms + 0.3 * timing.typical_record_ms();
     ++model.runs;
 
     facts.device_bytes = s.slots.device_bytes();

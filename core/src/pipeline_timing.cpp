@@ -55,12 +55,26 @@ RunTiming::RunTiming(std::vector<bool> timed, PipelineMode mode)
 void RunTiming::mark(std::size_t chunk, TimedPoint point, Queue& queue) {
     const bool start = chunk == 0 && point == before_upload;
     if (!start && !timed(chunk)) return;
+    points_[chunk][point] = record_timed(queue);
+}
+
+Event RunTiming::record_timed(Queue& queue) {
     const auto begun = std::chrono::steady_clock::now();
-    points_[chunk][point] = queue.record();
-    record_host_ms_ += std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - begun)
-                           .count();
-    ++records_;
+    Event event = queue.record();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun)
+            .count();
+    record_host_ms_ += ms;
+    record_ms_.push_back(ms);
+    return event;
+}
+
+double RunTiming::typical_record_ms() const {
+    if (record_ms_.empty()) return 0.0;
+    std::vector<double> sorted = record_ms_;
+    const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+    std::nth_element(sorted.begin(), middle, sorted.end());
+    return *middle;
 }
 
 const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
@@ -69,14 +83,7 @@ const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
     return found == points_.end() ? none : found->second[point];
 }
 
-void RunTiming::mark_end(Queue& queue) {
-    const auto begun = std::chrono::steady_clock::now();
-    ends_.push_back(queue.record());
-    record_host_ms_ += std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - begun)
-                           .count();
-    ++records_;
-}
+void RunTiming::mark_end(Queue& queue) { ends_.push_back(record_timed(queue)); }
 
 ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const {
     ResolvedTiming resolved;

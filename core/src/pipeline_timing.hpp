@@ -57,9 +57,13 @@ public:
     const Event& point(std::size_t chunk, TimedPoint point) const;
     // Records the run's end on `queue`, after the last work enqueued on it.
     void mark_end(Queue& queue);
-    // Host time spent recording, for the cost estimate of later runs.
+    // Host time spent recording so far (the scheduler leaves it out of the host stage).
     double record_host_ms() const { return record_host_ms_; }
-    std::size_t records() const { return records_; }
+    std::size_t records() const { return record_ms_.size(); }
+    // The median host cost of one timed event this run, for the estimate of later runs (0 when
+    // none was recorded). The median, not the mean: one record caught by a preemption of the
+    // thread would otherwise make learning look unaffordable for several runs.
+    double typical_record_ms() const;
 
     // After every recorded point has completed: spans of the timed chunks, the run's measured
     // time and the timed stages' durations. `extents` are the run's chunks.
@@ -71,7 +75,9 @@ private:
     std::map<std::size_t, std::array<Event, 4>> points_;
     std::vector<Event> ends_;
     double record_host_ms_ = 0.0;
-    std::size_t records_ = 0;
+    std::vector<double> record_ms_;  // each timed event's host cost
+    // Records `point` on `queue` and adds its host cost.
+    Event record_timed(Queue& queue);
 };
 
 // Whether a learning run's timed windows (learning_records timed events of `record_ms` each)
