@@ -52,6 +52,34 @@ TEST_CASE("parallel copy: streaming stores copy every size and alignment exactly
             }
 }
 
+namespace {
+
+// Copies from `threads` threads at once, `rounds` each (round i: `bytes` + i bytes from source
+// offset i to destination offset `to`), each thread through `copier_of(t)` and checking its own
+// copies. Returns the failures of each thread.
+template <typename CopierOf>
+std::vector<int> failures_from_threads(int threads, int rounds, std::size_t bytes, std::size_t to,
+                                       unsigned seed, CopierOf&& copier_of) {
+    std::vector<std::thread> callers;
+    std::vector<int> failures(static_cast<std::size_t>(threads), 0);
+    for (int t = 0; t < threads; ++t)
+        callers.emplace_back([&, t] {
+            auto& copier = copier_of(t);
+            const auto pooled = [&](void* d, const void* s, std::size_t n) {
+                copier.copy(d, s, n);
+            };
+            std::mt19937 mine(seed + static_cast<unsigned>(t));
+            for (int i = 0; i < rounds; ++i)
+                if (!copies_exactly(pooled, bytes + static_cast<std::size_t>(i),
+                                    static_cast<std::size_t>(i), to, mine))
+                    ++failures[static_cast<std::size_t>(t)];
+        });
+    for (auto& caller : callers) caller.join();
+    return failures;
+}
+
+}  // namespace
+
 TEST_CASE("parallel copy: the pool splits large copies and serves several callers") {
     const auto seed = std::random_device{}();
     INFO("seed " << seed);
@@ -62,18 +90,9 @@ TEST_CASE("parallel copy: the pool splits large copies and serves several caller
     for (std::size_t n : {std::size_t{1000}, std::size_t{3} << 20, (std::size_t{5} << 20) + 77})
         CHECK(copies_exactly(pooled, n, 5, 7, engine));
     // A stream of jobs from four threads at once, each checking its own copies.
-    std::vector<std::thread> callers;
-    std::vector<int> failures(4, 0);
-    for (int t = 0; t < 4; ++t)
-        callers.emplace_back([&, t] {
-            std::mt19937 mine(seed + static_cast<unsigned>(t));
-            for (int i = 0; i < 20; ++i)
-                if (!copies_exactly(pooled, (std::size_t{1} << 20) + static_cast<std::size_t>(i),
-                                    static_cast<std::size_t>(i), 0, mine))
-                    ++failures[static_cast<std::size_t>(t)];
-        });
-    for (auto& caller : callers) caller.join();
-    CHECK(failures == std::vector<int>(4, 0));
+    CHECK(failures_from_threads(4, 20, std::size_t{1} << 20, 0, seed,
+                                [&](int) -> dualrt::detail::ParallelCopier& { return copier; }) ==
+          std::vector<int>(4, 0));
 }
 
 TEST_CASE("parallel copy: each owner has a copier of its own, and they copy side by side") {
@@ -85,18 +104,8 @@ TEST_CASE("parallel copy: each owner has a copier of its own, and they copy side
     CHECK(&first == &dualrt::detail::ParallelCopier::of(&first_owner));
     CHECK(&first != &second);
     CHECK(first.threads() == second.threads());
-    std::vector<std::thread> callers;
-    std::vector<int> failures(2, 0);
-    for (int t = 0; t < 2; ++t)
-        callers.emplace_back([&, t] {
-            auto& copier = t == 0 ? first : second;
-            const auto pooled = [&](void* d, const void* s, std::size_t n) { copier.copy(d, s, n); };
-            std::mt19937 mine(seed + static_cast<unsigned>(t));
-            for (int i = 0; i < 10; ++i)
-                if (!copies_exactly(pooled, (std::size_t{2} << 20) + static_cast<std::size_t>(i),
-                                    static_cast<std::size_t>(i), 3, mine))
-                    ++failures[static_cast<std::size_t>(t)];
-        });
-    for (auto& caller : callers) caller.join();
-    CHECK(failures == std::vector<int>(2, 0));
+    CHECK(failures_from_threads(2, 10, std::size_t{2} << 20, 3, seed,
+                                [&](int t) -> dualrt::detail::ParallelCopier& {
+                                    return t == 0 ? first : second;
+                                }) == std::vector<int>(2, 0));
 }

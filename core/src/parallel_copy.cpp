@@ -87,19 +87,11 @@ void stream_copy(void* dst, const void* src, std::size_t bytes) {
     std::memcpy(dst, src, bytes);
 }
 
-ParallelCopier& ParallelCopier::instance() {
-    static ParallelCopier copier(default_threads());
-    return copier;
-}
-
 ParallelCopier& ParallelCopier::of(const void* owner) {
     static std::mutex mutex;
-    static const void* first_owner = nullptr;
-    static std::map<const void*, std::unique_ptr<ParallelCopier>> others;
+    static std::map<const void*, std::unique_ptr<ParallelCopier>> copiers;
     std::lock_guard<std::mutex> lock(mutex);
-    if (first_owner == nullptr) first_owner = owner;
-    if (owner == first_owner) return instance();
-    auto& copier = others[owner];
+    auto& copier = copiers[owner];
     if (!copier) copier = std::make_unique<ParallelCopier>(default_threads());
     return *copier;
 }

@@ -21,14 +21,12 @@ void stream_copy(void* dst, const void* src, std::size_t bytes);
 
 class ParallelCopier {
 public:
-    // The process-wide copier. Its threads start on first use, spin briefly after each job (a
-    // stream of copies hands them the next piece without a wake-up) and then sleep on a
-    // condition variable.
-    static ParallelCopier& instance();
     // The copier of one owner (a device): each device's staged copies get threads of their own,
     // so two devices staging at once copy side by side rather than in turns (one copier serves
-    // one job at a time). Made on first use, each with instance()'s thread count, and kept for
-    // the process's life; the first owner asking gets instance() itself.
+    // one job at a time). Made on first use with DUALRT_COPY_THREADS threads (else half the
+    // cores, at most 8) and kept for the process's life. Its threads spin briefly after each job
+    // (a stream of copies hands them the next piece without a wake-up), then sleep on a
+    // condition variable.
     static ParallelCopier& of(const void* owner);
 
     explicit ParallelCopier(std::size_t threads);

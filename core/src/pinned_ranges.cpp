@@ -141,20 +141,27 @@ bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t byt
         void* begin = nullptr;
         std::size_t range_bytes = 0;
     };
+    const auto look_up = [&] {
+        return Registry::instance().find(data, [&](const Registry::Item* item) {
+            Found f;
+            if (item == nullptr) return f;
+            const std::uintptr_t end = item->first + item->second.bytes;
+            f.inside = reinterpret_cast<std::uintptr_t>(data) + bytes <= end;
+            f.dma = item->second.dma_for(device);
+            f.begin = reinterpret_cast<void*>(item->first);
+            f.range_bytes = item->second.bytes;
+            return f;
+        });
+    };
+    // Every run of a Pipeline asks: the answer is usually known, under the shared lock alone.
+    Found found = look_up();
+    if (!found.inside) return false;
+    if (found.dma) return *found.dma;
     // One registration at a time (a second of the same range would be refused by CUDA as
-    // registered already); lookups go on meanwhile under the registry's own lock.
+    // registered already), so look again once it is this thread's turn.
     static std::mutex registering;
     std::lock_guard<std::mutex> one_at_a_time(registering);
-    const Found found = Registry::instance().find(data, [&](const Registry::Item* item) {
-        Found f;
-        if (item == nullptr) return f;
-        const std::uintptr_t end = item->first + item->second.bytes;
-        f.inside = reinterpret_cast<std::uintptr_t>(data) + bytes <= end;
-        f.dma = item->second.dma_for(device);
-        f.begin = reinterpret_cast<void*>(item->first);
-        f.range_bytes = item->second.bytes;
-        return f;
-    });
+    found = look_up();
     if (!found.inside) return false;
     if (found.dma) return *found.dma;
     // Registering takes the driver milliseconds per 100 MiB: done outside the registry's lock,

@@ -147,7 +147,7 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
     State& s = *state_;
     if (s.several) return s.several->run(inputs, input_count, outputs, output_count, halo, compute);
     const char* op = "Pipeline::run";
-    // A HostBuffer of another device may not be pinned for this one (OpenCL): staged then.
+    // A HostBuffer of another OpenCL device is registered with this one, or staged.
     const detail::RunArrays arrays = detail::as_seen_by(
         detail::checked_arrays(inputs, input_count, outputs, output_count, halo,
                                s.options.in_place, op),

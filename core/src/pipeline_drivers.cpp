@@ -151,7 +151,8 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         prior_rates.push_back(drivers_[d].rates[key]);
         if (prior_rates[d] > prior_rates[planner]) planner = d;
     }
-    // Pinned arrays stay pinned only for the devices that can copy them by DMA.
+    // Each device's view of the arrays: another device's HostBuffer registered with it, or
+    // staged where its driver refuses (as_seen_by).
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_) seen.push_back(as_seen_by(arrays, *driver.device.impl()));
     std::size_t widest = 1;

@@ -22,6 +22,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
     }
     const auto* source = static_cast<const unsigned char*>(src);
     const std::size_t piece = staging_piece(bytes, lent);
+    ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
     backend::EventPtr last;
     std::size_t done = 0;
     for (std::size_t chunk = 0; done < bytes; ++chunk) {
@@ -29,7 +30,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
         StagingSlot& slot = lent.slot(i);
         if (lent.last_use(i)) lent.last_use(i)->wait();  // its previous DMA has read it
         const std::size_t length = staging_piece_at(done, bytes, piece);
-        ParallelCopier::of(device.get()).copy(slot.data, source + done, length);
+        copier.copy(slot.data, source + done, length);
         last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
         lent.last_use(i) = last;
         done += length;
@@ -56,6 +57,7 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
     };
     std::deque<InFlight> in_flight;
     const std::size_t piece = staging_piece(bytes, lent);
+    ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
     std::size_t enqueued = 0;
     auto enqueue_into = [&](std::size_t i) {
         StagingSlot& slot = lent.slot(i);
@@ -75,8 +77,7 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
         in_flight.pop_front();
         last = lent.last_use(landed.slot);
         last->wait();
-        ParallelCopier::of(device.get()).copy(destination + landed.offset, lent.slot(landed.slot).data,
-                                        landed.length);
+        copier.copy(destination + landed.offset, lent.slot(landed.slot).data, landed.length);
         if (enqueued < bytes) enqueue_into(landed.slot);
     }
     pool.count_staged(bytes);
