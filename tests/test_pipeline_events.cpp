@@ -191,3 +191,46 @@ TEST_CASE("pipeline events: one timed event held up on the host does not stop au
         CHECK(report.timed_chunks == 7);
     }
 }
+
+TEST_CASE("pipeline events: over several devices, a run on the fastest alone is that device's "
+          "own run, as a Pipeline of it alone makes it") {
+    auto first = std::make_shared<test::counting::Device>();
+    auto second = std::make_shared<test::counting::Device>();
+    dualrt::Pipeline pipeline({dualrt::Device(first), dualrt::Device(second)});
+    const std::size_t n = std::size_t{8} << 20, lanes = 4;
+    std::vector<float> in(n), out(n);
+    std::iota(in.begin(), in.end(), 1.0f);
+    // The first run warms up, the second deals to both, the third goes to the fastest alone
+    // (MixChoice); the counting devices' events read 0 ms, so neither is measured faster and
+    // the first listed is taken.
+    for (int run = 0; run < 3; ++run) {
+        CAPTURE(run);
+        first->counts = {};
+        second->counts = {};
+        std::vector<std::size_t> seen_on;
+        std::fill(out.begin(), out.end(), std::nanf(""));
+        const auto report = pipeline.run(
+            dualrt::inputs(dualrt::HostArray<const float>(in.data(), n, true)),
+            dualrt::outputs(dualrt::HostArray<float>(out.data(), n, true)), [&](auto& chunk) {
+                if (run == 2) seen_on.push_back(chunk.device_index);
+                chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
+            });
+        INFO(report.summary());
+        CHECK(out == in);
+        REQUIRE(report.devices.size() == 2);
+        if (run < 2) continue;
+        CHECK(test_contains(report.chunking, "all on"));
+        CHECK(report.devices[0].chunks == report.chunks);
+        CHECK(report.devices[1].chunks == 0);
+        CHECK(std::all_of(seen_on.begin(), seen_on.end(), [](std::size_t d) { return d == 0; }));
+        CHECK(seen_on.size() == report.chunks);
+        // Nothing asked of the other device.
+        CHECK(second->counts.records == 0);
+        CHECK(second->counts.uploads == 0);
+        // The one-device schedule and timing: the start, each lane's end and four points per
+        // timed chunk (windows of 3 or 4 chunks, not 3 of every 16 chunks of each device).
+        CHECK(first->counts.records == 1 + lanes + 4 * report.timed_chunks);
+        CHECK(report.timed_chunks <= 7);
+        CHECK(!test_contains(report.timing, "of every 16"));
+    }
+}

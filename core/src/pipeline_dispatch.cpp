@@ -18,10 +18,9 @@ constexpr std::size_t mix_runs_kept = 5;
 }  // namespace
 
 ChunkDealer::ChunkDealer(const std::vector<ChunkExtent>& chunks, std::vector<double> prior_rates,
-                         std::vector<bool> dealing, std::size_t granule, std::size_t smallest)
+                         std::size_t granule, std::size_t smallest)
     : chunks_(chunks), granule_(std::max<std::size_t>(1, granule)),
-      smallest_(std::max(smallest, granule_)), shares_(prior_rates.size()),
-      dealing_(std::move(dealing)) {
+      smallest_(std::max(smallest, granule_)), shares_(prior_rates.size()) {
     for (std::size_t d = 0; d < shares_.size(); ++d) shares_[d].prior_rate = prior_rates[d];
     for (const ChunkExtent& chunk : chunks) remaining_elements_ += chunk.count;
 }
@@ -45,7 +44,7 @@ bool ChunkDealer::worth_taking(std::size_t d, std::size_t elements) const {
     double others = 0.0, fastest_other = 0.0;
     std::size_t others_unfinished = 0;
     for (std::size_t o = 0; o < shares_.size(); ++o) {
-        if (o == d || !dealing_[o]) continue;
+        if (o == d) continue;
         const double rate = rate_locked(o);
         if (rate <= 0.0) continue;
         others += rate;
@@ -62,7 +61,7 @@ bool ChunkDealer::worth_taking(std::size_t d, std::size_t elements) const {
 
 bool ChunkDealer::rate_known_elsewhere(std::size_t d) const {
     for (std::size_t o = 0; o < shares_.size(); ++o)
-        if (o != d && dealing_[o] && rate_locked(o) > 0.0) return true;
+        if (o != d && rate_locked(o) > 0.0) return true;
     return false;
 }
 
@@ -70,7 +69,7 @@ ChunkSource::Answer ChunkDealer::next(std::size_t d, std::size_t unfinished, std
                                       ChunkExtent& chunk) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        if (stopped_ || next_ == chunks_.size() || !dealing_[d]) return ChunkSource::Answer::stop;
+        if (stopped_ || next_ == chunks_.size()) return ChunkSource::Answer::stop;
         const bool known = rate_locked(d) > 0.0;
         if (!known && unfinished > 0) return ChunkSource::Answer::wait;
         const ChunkExtent& planned = chunks_[next_];

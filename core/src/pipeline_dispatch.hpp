@@ -22,9 +22,8 @@ public:
     // `chunks` in array order (the plan); `prior_rates[d]`: elements per ms device d reached in
     // earlier runs of the same layout (0: unknown). A piece split off a chunk is a multiple of
     // `granule` and at least `smallest` elements, and so is what it leaves.
-    // Only devices with `dealing[d]` get chunks.
     ChunkDealer(const std::vector<ChunkExtent>& chunks, std::vector<double> prior_rates,
-                std::vector<bool> dealing, std::size_t granule, std::size_t smallest);
+                std::size_t granule, std::size_t smallest);
 
     // Device d's next chunk (its index in the run in `global`), or wait, or stop; see
     // ChunkSource::next. The rule:
@@ -68,7 +67,6 @@ private:
     const std::vector<ChunkExtent>& chunks_;
     const std::size_t granule_, smallest_;
     std::vector<Share> shares_;
-    std::vector<bool> dealing_;
     std::size_t next_ = 0;                // the first chunk of the plan not wholly dealt
     std::size_t taken_of_next_ = 0;       // its elements dealt already, as pieces
     std::size_t remaining_elements_ = 0;  // not dealt

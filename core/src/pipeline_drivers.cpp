@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 namespace dualrt::detail {
@@ -23,9 +24,6 @@ using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
 }
-
-// Pinned staging buffers per staged array, as a Pipeline of one device keeps (pipeline.cpp).
-constexpr std::size_t extra_staging_slots = 2;
 
 // Which of a device's chunks (by its own count) are timed: all with every_chunk; when sampled,
 // windows of sampled_window consecutive chunks, one in every sampled_period, from its second
@@ -102,23 +100,20 @@ void check_device_list(const std::vector<Device>& devices, const char* operation
     }
 }
 
-DeviceDrivers::DeviceDrivers(std::vector<Device> devices, PipelineQueues first_queues,
-                             std::size_t depth, const PipelineOptions& options)
-    : devices_(std::move(devices)), options_(options), mode_(first_queues.mode), depth_(depth) {
+DeviceDrivers::DeviceDrivers(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first)
+    : devices_(std::move(devices)),
+      options_(first->options),
+      mode_(first->mode),
+      depth_(first->depth) {
     drivers_.resize(devices_.size());
     for (std::size_t d = 0; d < devices_.size(); ++d) {
         Driver& driver = drivers_[d];
-        driver.device = devices_[d];
-        driver.label = device_label(driver.device.info());
-        driver.track = std::string(to_string(driver.device.backend())) + " " +
-                       std::to_string(driver.device.info().index);
-        if (d == 0) {
-            driver.queues = std::move(first_queues);
-            continue;
-        }
-        driver.queues.mode = mode_;
-        for (std::size_t q = 0; q < drivers_[0].queues.queues.size(); ++q)
-            driver.queues.queues.push_back(driver.device.create_queue());
+        driver.one = d == 0 ? std::move(first)
+                            : std::make_unique<OneDevicePipeline>(devices_[d], options_, mode_,
+                                                                  depth_);
+        driver.label = device_label(devices_[d].info());
+        driver.track = std::string(to_string(devices_[d].backend())) + " " +
+                       std::to_string(devices_[d].info().index);
     }
 }
 
@@ -126,8 +121,8 @@ DeviceDrivers::~DeviceDrivers() = default;
 
 PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_count,
                                   const HostSide* outputs, std::size_t output_count,
-                                  const Halo& halo, const ChunkFunction& compute) {
-    const auto started = Clock::now();
+                                  const Halo& halo, const ChunkFunction& compute,
+                                  Clock::time_point started) {
     const char* op = "Pipeline::run";
     const RunArrays arrays =
         checked_arrays(inputs, input_count, outputs, output_count, halo, options_.in_place, op);
@@ -136,25 +131,43 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     facts.depth = depth_;
     facts.input_arrays = input_count;
     facts.output_arrays = output_count;
-    for (const Driver& driver : drivers_) facts.queues += driver.queues.queues.size();
+    for (const Driver& driver : drivers_) facts.queues += driver.one->queues.queues.size();
     if (arrays.count == 0) {
         PipelineReport empty = make_report(facts, {}, {}, {}, 0);
         empty.chunking = "empty arrays: nothing to run";
         return empty;
     }
 
-    // The plan: the one the fastest device (as measured so far) would run alone.
+    // The fastest device as measured so far.
     const std::string key = layout_key(arrays);
     std::vector<double> prior_rates;
-    std::size_t planner = 0;
+    std::size_t fastest = 0;
     for (std::size_t d = 0; d < drivers_.size(); ++d) {
         prior_rates.push_back(drivers_[d].rates[key]);
-        if (prior_rates[d] > prior_rates[planner]) planner = d;
+        if (prior_rates[d] > prior_rates[fastest]) fastest = d;
     }
+    MixChoice& mix = mixes_[key];
+    const bool alone = mix.fastest_alone();
+    PipelineReport report =
+        alone ? run_alone(fastest, arrays, halo, compute, facts, why_alone(mix), started)
+              : run_together(fastest, prior_rates, arrays, halo, compute, facts, started);
+    mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms);
+    return report;
+}
+
+PipelineReport DeviceDrivers::run_together(std::size_t planner,
+                                           const std::vector<double>& prior_rates,
+                                           const RunArrays& arrays, const Halo& halo,
+                                           const ChunkFunction& compute, const RunFacts& facts,
+                                           Clock::time_point started) {
+    const char* op = "Pipeline::run";
+    const std::string key = layout_key(arrays);
+    // The plan: the one the fastest device (`planner`) would run alone.
     // Each device's view of the arrays: another device's HostBuffer registered with it, or
     // staged where its driver refuses (as_seen_by).
     std::vector<RunArrays> seen;
-    for (const Driver& driver : drivers_) seen.push_back(as_seen_by(arrays, *driver.device.impl()));
+    for (const Driver& driver : drivers_)
+        seen.push_back(as_seen_by(arrays, *driver.one->device.impl()));
     std::size_t widest = 1;
     for (const auto* side : {&arrays.inputs, &arrays.outputs})
         for (const auto& array : *side) widest = std::max(widest, array.elem_size);
@@ -162,45 +175,26 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
     request.staged = std::any_of(seen.begin(), seen.end(),
                                  [](const RunArrays& view) { return any_staged(view); });
-    const std::size_t staging_slots = depth_ + extra_staging_slots;
+    const std::size_t staging_slots = drivers_[planner].one->staging_slots();
     ScheduleShape shape{mode_, depth_, 0};
     for (const auto& array : seen[planner].inputs)
         if (!array.pinned) shape.staging_slots = staging_slots;
     const PlanDecision plan =
-        choose_plan(options_.chunking, request, drivers_[planner].models[key], shape, op);
+        choose_plan(options_.chunking, request, drivers_[planner].one->models[key], shape, op);
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 
     // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
-    const std::size_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
-    const std::size_t input_elements =
-        std::min(arrays.count, largest + halo.before() + halo.after());
-    std::vector<std::size_t> input_bytes, output_bytes;
-    for (const auto& array : arrays.inputs) input_bytes.push_back(input_elements * array.elem_size);
-    for (const auto& array : arrays.outputs) output_bytes.push_back(largest * array.elem_size);
-    for (std::size_t d = 0; d < drivers_.size(); ++d) {
-        Driver& driver = drivers_[d];
-        std::vector<std::size_t> input_staged, output_staged;
-        for (std::size_t a = 0; a < arrays.inputs.size(); ++a)
-            input_staged.push_back(seen[d].inputs[a].pinned ? 0 : input_bytes[a]);
-        for (std::size_t a = 0; a < arrays.outputs.size(); ++a)
-            output_staged.push_back(seen[d].outputs[a].pinned ? 0 : output_bytes[a]);
-        driver.slots.ensure(driver.device, depth_, input_bytes, output_bytes, options_.in_place);
-        driver.input_staging.ensure(driver.device, staging_slots, input_staged);
-        driver.output_staging.ensure(driver.device, staging_slots, output_staged);
-    }
+    for (std::size_t d = 0; d < drivers_.size(); ++d)
+        drivers_[d].one->ensure_buffers(seen[d], plan.sizes, halo);
 
     // The run: one thread per device beyond the first, which runs on the calling thread.
     // Pieces split off chunks for devices of unknown speed are whole rows, and no smaller than
     // the halo's reach.
     const std::size_t granule = halo.row_width();
     const std::size_t reach = std::max<std::size_t>(1, std::max(halo.before(), halo.after()));
-    MixChoice& mix = mixes_[key];
-    const bool alone = mix.fastest_alone();
-    std::vector<bool> dealing(drivers_.size(), !alone);
-    dealing[planner] = true;
-    ChunkDealer dealer(extents, prior_rates, dealing, granule,
+    ChunkDealer dealer(extents, prior_rates, granule,
                        (reach + granule - 1) / granule * granule);
     const std::size_t n = drivers_.size();
     std::vector<DeviceRun> runs(n);
@@ -211,7 +205,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     std::mutex failure_mutex;
     std::size_t first_failure = n;
     for (std::size_t d = 0; d < n; ++d) {
-        Driver& driver = drivers_[d];
+        OneDevicePipeline& one = *drivers_[d].one;
         sources.push_back(std::make_unique<DealtChunks>(dealer, d));
         // Room for every chunk a device may take: the plan's, and the pieces split off them for
         // devices of unknown speed (one each, rarely two).
@@ -225,8 +219,8 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
             compute(placed);
         };
         schedulers.push_back(std::make_unique<ChunkScheduler>(
-            driver.queues, driver.slots, driver.input_staging, driver.output_staging,
-            staging_slots, seen[d], *timings[d], computes[d]));
+            one.queues, one.slots, one.input_staging, one.output_staging, staging_slots, seen[d],
+            *timings[d], computes[d]));
     }
     const auto drive = [&](std::size_t d) {
         runs[d].started = Clock::now();
@@ -254,18 +248,12 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         const std::vector<ChunkExtent>& mine = runs[d].extents;
-        LayoutModel& model = driver.models[key];
+        LayoutModel& model = driver.one->models[key];
         const ResolvedTiming resolved = timings[d]->resolve(mine);
-        for (const auto& duration : resolved.durations)
-            if (duration.known_start && duration.in_order)
-                model.samples[duration.stage].add(static_cast<double>(mine[duration.chunk].count),
-                                                  duration.ms);
-        for (std::size_t i = 0; i < mine.size(); ++i)
-            model.samples[host_stage].add(static_cast<double>(mine[i].count),
-                                          schedulers[d]->host_ms()[i]);
+        learn_from_run(model, mine, resolved, schedulers[d]->host_ms());
         if (!mine.empty()) ++model.runs;
         RunFacts own_facts = facts;
-        own_facts.queues = driver.queues.queues.size();
+        own_facts.queues = driver.one->queues.queues.size();
         const PipelineReport own = make_report(own_facts, mine, resolved, model.fit(), 0);
         if (own.measured_ms > 0.0)
             driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
@@ -278,9 +266,9 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
         share.timing = &resolved;
         share.run_index = &sources[d]->global_indices();
         share.start_ms = ms_between(first_start, runs[d].started);
-        share.device_bytes = driver.slots.device_bytes();
-        share.staged_input = driver.input_staging.any();
-        share.staged_output = driver.output_staging.any();
+        share.device_bytes = driver.one->slots.device_bytes();
+        share.staged_input = driver.one->input_staging.any();
+        share.staged_output = driver.one->output_staging.any();
         merger.add(share);
     }
     merger.finish(arrays.count,
@@ -290,13 +278,57 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
                             " of every " + std::to_string(sampled_period) +
                             " of each device; the others' estimated from each device's stage "
                             "model");
-    total.chunking = plan.how + (alone ? ", all on " + drivers_[planner].label +
-                                             " (the fastest device; " + why_alone(mix) + ")"
-                                       : ", dealt to " + std::to_string(n) +
-                                             " devices as each was ready (planned for " +
-                                             drivers_[planner].label + ")");
+    total.chunking = plan.how + ", dealt to " + std::to_string(n) +
+                     " devices as each was ready (planned for " + drivers_[planner].label + ")";
     total.host_ms = ms_between(started, Clock::now());
-    mix.learn(alone, static_cast<double>(arrays.count) / total.host_ms);
+    return total;
+}
+
+PipelineReport DeviceDrivers::run_alone(std::size_t d, const RunArrays& arrays, const Halo& halo,
+                                        const ChunkFunction& compute, const RunFacts& facts,
+                                        const std::string& why, Clock::time_point started) {
+    Driver& driver = drivers_[d];
+    const ChunkFunction placed = [&compute, d](const ChunkViews& views) {
+        ChunkViews on_device = views;
+        on_device.device_index = d;
+        compute(on_device);
+    };
+    ResolvedTiming timing;
+    PipelineReport own;
+    try {
+        own = driver.one->run(arrays, halo, placed, started, &timing);
+    } catch (...) {
+        rethrow_naming(std::current_exception(), driver.label);
+    }
+    if (own.measured_ms > 0.0)
+        driver.rates[layout_key(arrays)] = static_cast<double>(arrays.count) / own.measured_ms;
+
+    // The report of a run over several devices: the others' rows are empty (their tracks too).
+    PipelineReport total = make_report(facts, extents_of(own.chunk_sizes), {}, {}, 0);
+    std::vector<std::size_t> run_index(own.chunks);
+    std::iota(run_index.begin(), run_index.end(), std::size_t{0});
+    ResolvedTiming idle;
+    idle.timeline.tracks = timing.timeline.tracks;
+    const PipelineReport idle_report = make_report(facts, {}, idle, {}, 0);
+    DeviceReportMerger merger(total);
+    for (std::size_t e = 0; e < drivers_.size(); ++e) {
+        DeviceShare share;
+        share.index = e;
+        share.label = drivers_[e].label;
+        share.track = drivers_[e].track;
+        share.report = e == d ? &own : &idle_report;
+        share.timing = e == d ? &timing : &idle;
+        share.run_index = &run_index;
+        share.device_bytes = drivers_[e].one->slots.device_bytes();
+        share.staged_input = e == d && own.staged_input;
+        share.staged_output = e == d && own.staged_output;
+        merger.add(share);
+    }
+    merger.finish(arrays.count, own.timing);
+    total.predicted_ms = own.predicted_ms;
+    total.chunking =
+        own.chunking + ", all on " + driver.label + " (the fastest device; " + why + ")";
+    total.host_ms = ms_between(started, Clock::now());
     return total;
 }
 

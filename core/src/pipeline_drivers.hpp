@@ -1,17 +1,21 @@
-// A Pipeline over several devices: one driver per device, each running the single-device
-// schedule (ChunkScheduler) on its own thread over the chunks the shared dealer hands it, and
-// the run's report put together from theirs. Internal.
+// A Pipeline over several devices: one driver per device, each with the device's own
+// OneDevicePipeline. A run dealt to every device runs the single-device schedule
+// (ChunkScheduler) on each device's parts, on a thread per device, over the chunks the shared
+// dealer hands it, and puts the run's report together from theirs; a run that goes to the
+// fastest device alone is that device's OneDevicePipeline's run. Internal.
 #pragma once
 
 #include <dualrt/pipeline.hpp>
 
 #include "pipeline_dispatch.hpp"
-#include "pipeline_model.hpp"
+#include "pipeline_one_device.hpp"
+#include "pipeline_report.hpp"
 #include "pipeline_schedule.hpp"
-#include "pipeline_slots.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,29 +26,39 @@ void check_device_list(const std::vector<Device>& devices, const char* operation
 
 class DeviceDrivers {
 public:
-    // `first_queues`: the queues already made for devices[0]; the others get theirs here.
-    DeviceDrivers(std::vector<Device> devices, PipelineQueues first_queues, std::size_t depth,
-                  const PipelineOptions& options);
+    // `first`: the Pipeline's part for devices[0], whose options, mode and depth the others
+    // get (with queues of their own, made here).
+    DeviceDrivers(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first);
     ~DeviceDrivers();
 
     const std::vector<Device>& devices() const { return devices_; }
 
-    // Pipeline::run over every device. An error from any of them stops the dealing; every
-    // device's enqueued work drains before it is rethrown as a dualrt::Error naming the device.
+    // Pipeline::run over every device, or the fastest alone (MixChoice); `started` is when
+    // Pipeline::run began. An error from any device stops the dealing; every device's enqueued
+    // work drains before it is rethrown as a dualrt::Error naming the device.
     PipelineReport run(const HostSide* inputs, std::size_t input_count, const HostSide* outputs,
-                       std::size_t output_count, const Halo& halo, const ChunkFunction& compute);
+                       std::size_t output_count, const Halo& halo, const ChunkFunction& compute,
+                       std::chrono::steady_clock::time_point started);
 
 private:
     struct Driver {
-        Device device;
+        std::unique_ptr<OneDevicePipeline> one;  // its queues, buffers, rings and models
         std::string label;  // "'pthread-...' (opencl device 1)"
         std::string track;  // "opencl 1", prefixing its timeline tracks
-        PipelineQueues queues;
-        DeviceSlots slots;
-        StagingRings input_staging, output_staging;
-        LayoutModels models;
         std::map<std::string, double> rates;  // elements per ms per layout, from earlier runs
     };
+    // A run dealt to every device, planned for `planner` (the fastest so far); `prior_rates`:
+    // each device's elements per ms in earlier runs.
+    PipelineReport run_together(std::size_t planner, const std::vector<double>& prior_rates,
+                                const RunArrays& arrays, const Halo& halo,
+                                const ChunkFunction& compute, const RunFacts& facts,
+                                std::chrono::steady_clock::time_point started);
+    // The run given to driver `d` alone, reported as a run over several devices; `why` it went
+    // alone, in words.
+    PipelineReport run_alone(std::size_t d, const RunArrays& arrays, const Halo& halo,
+                             const ChunkFunction& compute, const RunFacts& facts,
+                             const std::string& why, std::chrono::steady_clock::time_point started);
+
     std::vector<Device> devices_;
     std::vector<Driver> drivers_;
     PipelineOptions options_;

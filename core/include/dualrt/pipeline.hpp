@@ -121,9 +121,11 @@ public:
     /// is the same for all: a chunk's `queue` is on its device, and `chunk.device_index` (its
     /// position in `devices`) picks the Kernel loaded on that device. It is called from one
     /// thread per device (for each device, in the order of its chunks), so calls for different
-    /// devices may overlap. The report has a row per device (PipelineReport::devices); with
-    /// PipelineTiming::sampled each device times windows of 3 chunks in every 16, from its
-    /// second. One device in the list is a Pipeline of that device. Throws
+    /// devices may overlap. A run on the fastest alone is the run a Pipeline of that device
+    /// would make (its chunks, timing and queues). The report has a row per device
+    /// (PipelineReport::devices); in runs dealt to every device, with PipelineTiming::sampled,
+    /// each device times windows of 3 chunks in every 16, from its second. One device in the
+    /// list is a Pipeline of that device. Throws
     /// Errc::invalid_argument for an empty list, an empty Device, a device listed twice, or
     /// options the one-device constructor refuses.
     explicit Pipeline(std::vector<Device> devices, PipelineOptions options = {});

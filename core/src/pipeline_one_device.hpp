@@ -1,0 +1,66 @@
+// A Pipeline's work on one device: its queues, chunk buffers, staging rings and stage models,
+// and a run over them (plan, schedule, learn, report). A Pipeline of one device is one of these.
+// A Pipeline over several keeps one per device: runs dealt to every device use its parts, and a
+// run that goes to the fastest device alone is handed to that device's whole, so it runs
+// exactly as a Pipeline of that device would (its timing windows, its chunk cap, its queues).
+// Internal.
+#pragma once
+
+#include <dualrt/pipeline.hpp>
+
+#include "pipeline_model.hpp"
+#include "pipeline_schedule.hpp"
+#include "pipeline_slots.hpp"
+#include "pipeline_timing.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <vector>
+
+namespace dualrt::detail {
+
+// Pinned staging buffers per staged array: two more than the chunks in flight, so the host's
+// memcpy can run two chunks ahead of the device.
+inline constexpr std::size_t extra_staging_slots = 2;
+
+// The queues a mode (resolved, never automatic) needs for `depth` chunks in flight.
+std::size_t queue_count(PipelineMode mode, std::size_t depth);
+
+// What a run teaches a layout's model: the timed stages whose start is known and that ended in
+// order, and every chunk's host time (`host_ms[i]` for `extents[i]`).
+void learn_from_run(LayoutModel& model, const std::vector<ChunkExtent>& extents,
+                    const ResolvedTiming& resolved, const std::vector<double>& host_ms);
+
+class OneDevicePipeline {
+public:
+    // Makes the queues; `mode` and `depth` resolved and checked by the Pipeline.
+    OneDevicePipeline(Device on, const PipelineOptions& chosen, PipelineMode resolved_mode,
+                      std::size_t resolved_depth);
+
+    // A run over `arrays` (from checked_arrays); `started` is when Pipeline::run began, for the
+    // report's host_ms. Where `timing` is given, the run's resolved timing is left there (a
+    // Pipeline over several devices puts its report together from it).
+    PipelineReport run(const RunArrays& arrays, const Halo& halo, const ChunkFunction& compute,
+                       std::chrono::steady_clock::time_point started,
+                       ResolvedTiming* timing_out = nullptr);
+
+    // Pinned staging buffers per staged array.
+    std::size_t staging_slots() const { return depth + extra_staging_slots; }
+    // Device slots for the largest of `sizes` (chunks of `arrays`, with the halo), and pinned
+    // staging rings for the arrays this device stages; kept, and grown when a run needs more.
+    void ensure_buffers(const RunArrays& arrays, const std::vector<std::size_t>& sizes,
+                        const Halo& halo);
+
+    // The parts, shared with the runs a Pipeline over several devices deals to every device.
+    Device device;
+    PipelineOptions options;
+    PipelineMode mode;
+    std::size_t depth;
+    PipelineQueues queues;
+    DeviceSlots slots;  // kept between runs and grown when a run needs more
+    StagingRings input_staging, output_staging;
+    LayoutModels models;
+    double record_ms;  // host cost of one timed event, as measured
+};
+
+}  // namespace dualrt::detail
