@@ -419,3 +419,49 @@ TEST_CASE("pipeline plan: learning is paid for only where it costs little of the
                                           credit);
     CHECK(std::count(none.begin(), none.end(), true) == 0);
 }
+
+TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small enough that "
+          "each device gets many, and a plan for one device is not reused for several") {
+    PlanRequest request;
+    request.count = std::size_t{512} << 20;  // 2 GiB of floats per array
+    request.granule = 1024;
+    request.widest_elem = 4;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+    // Copies at ~20 GB/s with large fixed costs per chunk: alone, large chunks are best.
+    LayoutModel model;
+    model.runs = 3;
+    for (double b : {262144.0, 1048576.0, 4194304.0, 16777216.0}) {
+        model.samples[host_stage].add(b, 0.5);
+        model.samples[upload_stage].add(b, 0.3 + 0.2e-6 * b);
+        model.samples[compute_stage].add(b, 0.004 + 0.01e-6 * b);
+        model.samples[download_stage].add(b, 0.3 + 0.1e-6 * b);
+    }
+    REQUIRE(model.can_plan());
+    const dualrt::Chunking automatic = dualrt::Chunking::automatic();
+    const PlanDecision alone = choose_plan(automatic, request, model, shape, "test");
+    const std::size_t alone_largest = *std::max_element(alone.sizes.begin(), alone.sizes.end());
+
+    PlanRequest two = request;
+    two.devices = 2;
+    const PlanDecision together = choose_plan(automatic, two, model, shape, "test");
+    CHECK(sum(together.sizes) == request.count);
+    const std::size_t cap = request.count / (2 * 32);
+    for (std::size_t size : together.sizes) CHECK(size <= cap);
+    CHECK(together.sizes.size() >= 64);
+    // Alone the plan had larger chunks; after the capped plan, alone is planned again.
+    REQUIRE(alone_largest > cap);
+    const PlanDecision alone_again = choose_plan(automatic, request, model, shape, "test");
+    CHECK(alone_again.sizes == alone.sizes);
+
+    // Small arrays: chunks no smaller than 1 MiB for the sake of the cap, in the safe plan too.
+    PlanRequest small = two;
+    small.count = std::size_t{16} << 20;  // 64 MiB of floats
+    small.can_learn = false;
+    LayoutModel fresh;
+    const PlanDecision safe = choose_plan(automatic, small, fresh, shape, "test");
+    CHECK(sum(safe.sizes) == small.count);
+    for (std::size_t size : safe.sizes) {
+        CHECK(size <= (std::size_t{1} << 20) / 4);
+        CHECK(size >= (std::size_t{1} << 20) / 4 / 2);
+    }
+}

@@ -43,6 +43,11 @@ constexpr std::size_t learning_runs = 3;
 // to run, so the fit sees more size classes than one run's ramps give (GPU run F: "the timed
 // copies do not yet grow" after three runs of the same shape on NVIDIA's OpenCL).
 constexpr double learning_body_scale[learning_runs] = {1.0, 4.0, 0.25};
+// Over several devices a run ends when the last device does, up to about one chunk after the
+// others: chunks of at most 1/(devices x this) of the arrays keep that to a few percent of the
+// run (17 chunks of ~120 MiB dealt to two H100s ran at 1.5x one; GPU run W3). Not below
+// planned_min_bytes, where fixed costs would take over.
+constexpr std::size_t min_chunks_per_device = 32;
 // Per-chunk fixed costs may be at most this share of a planned chunk's busiest stage.
 constexpr double max_fixed_share = 0.5;
 
@@ -124,19 +129,26 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
         request.staged ? largest_staged_chunk_bytes : largest_chunk_bytes;
     limits.largest = std::max(limits.smallest,
                               largest_bytes / request.widest_elem / granule * granule);
+    if (request.devices > 1) {
+        const std::size_t share =
+            request.count / (request.devices * min_chunks_per_device) / granule * granule;
+        const std::size_t floor = round_up(planned_min_bytes / request.widest_elem, granule);
+        limits.largest =
+            std::max(limits.smallest, std::min(limits.largest, std::max(share, floor)));
+    }
 
     PlanDecision plan;
     if (model.can_plan()) {
         const StageModels fitted = model.fit();
         CachedPlan& cached = model.plan;
-        if (cached.count == request.count) {
+        if (cached.count == request.count && cached.largest == limits.largest) {
             const double again = simulate_ms(cached.sizes, fitted, shape);
             if (std::abs(again - cached.predicted_ms) > replan_change * cached.predicted_ms)
                 cached.count = 0;
             else
                 cached.predicted_ms = again;
         }
-        if (cached.count != request.count) {
+        if (cached.count != request.count || cached.largest != limits.largest) {
             PlanLimits planned = limits;
             // Floors, in elements: the measured per-chunk fixed costs must not dominate a
             // chunk, and a model from noisy timings must not pick tiny chunks; arrays too
@@ -153,8 +165,8 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
             // 1 GiB triad on NVIDIA's OpenCL, 0.3 s each; GPU run U).
             planned.smallest = std::min(planned.smallest, planned.largest);
             const PlanChoice choice = best_plan(request.count, planned, fitted, shape);
-            cached = CachedPlan{request.count, choice.sizes, choice.predicted_ms,
-                                choice.uniform_ms};
+            cached = CachedPlan{request.count, limits.largest, choice.sizes,
+                                choice.predicted_ms, choice.uniform_ms};
         }
         const CachedPlan& choice = cached;
         plan.sizes = choice.sizes;
@@ -165,7 +177,9 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                    " (equal chunks at best " + format_ms(choice.uniform_ms) + ")";
         return plan;
     }
-    const std::size_t body = std::max(probe_body(request), limits.smallest);  // halo included
+    // Halo included; within the largest chunk (several devices' runs allow smaller ones).
+    const std::size_t body =
+        std::min(std::max(probe_body(request), limits.smallest), limits.largest);
     if (model.runs >= learning_runs || !request.can_learn) {
         // The timings still tell nothing usable (a CPU device, a noisy clock), or timing would
         // cost this run more than it is worth (a short one): equal chunks of the first run's

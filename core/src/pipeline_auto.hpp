@@ -27,6 +27,9 @@ struct PlanRequest {
     // Whether some array is pageable host memory, whose chunks pass through pinned staging
     // buffers: such plans keep their chunks smaller (largest_staged_chunk_bytes).
     bool staged = false;
+    // The devices the chunks are dealt to: with several, chunks stay small enough that each
+    // device gets many (min_chunks_per_device).
+    std::size_t devices = 1;
 };
 
 struct PlanDecision {

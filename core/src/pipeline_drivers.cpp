@@ -172,6 +172,7 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner,
     for (const auto* side : {&arrays.inputs, &arrays.outputs})
         for (const auto& array : *side) widest = std::max(widest, array.elem_size);
     PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+    request.devices = drivers_.size();
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
     request.staged = std::any_of(seen.begin(), seen.end(),
                                  [](const RunArrays& view) { return any_staged(view); });

@@ -70,7 +70,9 @@ inline constexpr double max_fit_error = 0.3;
 // The last plan the model made for a layout, kept while the model still predicts it as it did:
 // planning plays dozens of candidate plans, and every run refines the model a little.
 struct CachedPlan {
-    std::size_t count = 0;  // elements the plan covers (0: none cached)
+    std::size_t count = 0;    // elements the plan covers (0: none cached)
+    std::size_t largest = 0;  // the largest chunk it was allowed (runs over one device or
+                              // several, staged or not, allow different ones)
     std::vector<std::size_t> sizes;
     double predicted_ms = 0.0;
     double uniform_ms = 0.0;
