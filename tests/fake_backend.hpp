@@ -254,7 +254,7 @@ public:
     std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override {
         return std::make_shared<MappedBuffer>(std::make_shared<Buffer>(shared_from_this(), bytes));
     }
-    std::shared_ptr<QueueImpl> create_queue() override {
+    std::shared_ptr<QueueImpl> create_queue(bool) override {
         return std::make_shared<Queue>(shared_from_this());
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override {

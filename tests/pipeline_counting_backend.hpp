@@ -143,7 +143,7 @@ public:
     std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t) override {
         return nullptr;
     }
-    std::shared_ptr<QueueImpl> create_queue() override {
+    std::shared_ptr<QueueImpl> create_queue(bool) override {
         return std::make_shared<Queue>(*this, counts, stall);
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override { return nullptr; }

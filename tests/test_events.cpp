@@ -188,6 +188,53 @@ TEST_CASE("events: elapsed_ms times only events from record()") {
     q.finish();
 }
 
+TEST_CASE("events: queues without timing order work through their events and record(), and "
+          "refuse to time them") {
+    // QueueOptions::timing = false: no profiling on OpenCL, no timed CUevent on CUDA. Events and
+    // record() still order work between queues and for the host; timing them is an error that
+    // says what to change.
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    const std::size_t n = 1 << 16;
+    const std::uint32_t iterations = 500;
+    const BusyInput input(rnd, n, iterations);
+    const dualrt::QueueOptions untimed{false};
+    auto qa = test::device().create_queue(untimed);
+    auto qb = test::device().create_queue(untimed);
+    auto timed = test::device().create_queue();
+    auto buffer = test::device().alloc<float>(n);
+    qa.copy(buffer, input.data);
+    const auto kernel = qa.launch(test::device().kernel("busy"), n, dualrt::Range{}, buffer,
+                                  u32(n), iterations);
+    const dualrt::Event after = qa.record();
+    qb.wait(after);
+    std::vector<float> out(n, test::poison_float());
+    qb.copy(out, buffer).wait();
+    CHECK(kernel.is_complete());
+    CHECK(after.is_complete());
+    CHECK(test::differences(out, input.expected) == "");
+
+    // A timed queue waits on an untimed one's point, and the reverse.
+    auto other = test::device().alloc<float>(n);
+    timed.wait(qb.record());
+    timed.copy(other, buffer);
+    qa.wait(timed.record());
+    std::vector<float> again(n, test::poison_float());
+    qa.copy(again, other, dualrt::Sync::blocking);
+    CHECK(test::differences(again, input.expected) == "");
+
+    using dualrt::Errc;
+    using dualrt::Event;
+    const Event start = qa.record(), end = qa.record();
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "QueueOptions::timing", Event::elapsed_ms(start, end));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "QueueOptions::timing",
+                       Event::elapsed_ms(timed.record(), end));
+    // A queue with timing still times.
+    const Event timed_start = timed.record();
+    const Event timed_end = timed.record();
+    CHECK(Event::elapsed_ms(timed_start, timed_end) >= 0.0);
+}
+
 TEST_CASE("events: an event kept from one launch marks that launch after many more enqueues") {
     // Launch k fills buffer k with its own value; the event of one launch in the middle is kept
     // while many more launches, fills and a long kernel follow. Waiting on it must return once

@@ -52,7 +52,7 @@ public:
     std::shared_ptr<backend::HostBufferImpl> register_host_memory(void* data,
                                                                   std::size_t bytes) override;
     std::shared_ptr<backend::MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override;
-    std::shared_ptr<backend::QueueImpl> create_queue() override;
+    std::shared_ptr<backend::QueueImpl> create_queue(bool timed) override;
     std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
     std::vector<std::string> load_source(const std::string& name,
                                          const std::string& text) override;

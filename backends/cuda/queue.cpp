@@ -26,7 +26,8 @@ EventImpl& ours(backend::EventImpl& event) { return static_cast<EventImpl&>(even
 
 }  // namespace
 
-QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {
+QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, bool timed)
+    : device_(std::move(device)), timed_(timed) {
     ScopedContext current(device_->context());
     CU_CHECK(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING),
              "creating a stream on " + device_->describe());
@@ -215,6 +216,7 @@ backend::EventPtr QueueImpl::copy_peer(backend::BufferImpl& dst, std::size_t dst
 }
 
 backend::EventPtr QueueImpl::record() {
+    if (!timed_) return mark();  // a queue without timing: an untimed point, pooled
     ScopedContext current(device_->context());
     CUevent native = nullptr;
     CU_CHECK(cuEventCreate(&native, CU_EVENT_DEFAULT),

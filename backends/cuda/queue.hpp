@@ -33,8 +33,9 @@ class EventImpl;
 class QueueImpl final : public backend::QueueImpl,
                         public std::enable_shared_from_this<QueueImpl> {
 public:
-    // Creates the stream (and retains the device's primary context on first use).
-    explicit QueueImpl(std::shared_ptr<DeviceImpl> device);
+    // Creates the stream (and retains the device's primary context on first use). Without
+    // `timed`, record() is mark(): no event with timing is ever created on it.
+    QueueImpl(std::shared_ptr<DeviceImpl> device, bool timed);
     // The application's `stream` of the device's context (checked by the caller, wrap.cpp):
     // destroyed with this object when adopted, never when borrowed. Its flags stay as they are
     // (a blocking stream keeps synchronising with the legacy default stream).
@@ -103,6 +104,7 @@ private:
     std::shared_ptr<DeviceImpl> device_;
     CUstream stream_ = nullptr;
     bool owns_stream_ = true;  // false for a borrowed stream (wrap_queue): never destroyed here
+    const bool timed_ = true;  // false: made without timing (QueueOptions::timing)
 
     std::mutex mutex_;  // guards everything below and the pending events' recording
     std::weak_ptr<EventImpl> last_;  // the event of the last enqueue

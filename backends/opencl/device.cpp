@@ -201,8 +201,8 @@ std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std:
     return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
 }
 
-std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue() {
-    return std::make_shared<QueueImpl>(shared_from_this());
+std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue(bool timed) {
+    return std::make_shared<QueueImpl>(shared_from_this(), timed);
 }
 
 std::shared_ptr<backend::KernelImpl> DeviceImpl::kernel(const std::string& name) {

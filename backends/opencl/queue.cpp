@@ -140,11 +140,15 @@ private:
 
 }  // namespace
 
-QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device)
-    : device_(std::move(device)), own_events_(detail::sync_after_every_enqueue()) {
+QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, bool timed)
+    : device_(std::move(device)), own_events_(detail::sync_after_every_enqueue()),
+      profiling_(timed), untimed_(!timed) {
     queue_ = CL_CHECK(cl::CommandQueue(device_->context(), device_->cl_device(),
-                                       cl::QueueProperties::Profiling),
-                      "creating a queue with profiling on " + device_->describe());
+                                       timed ? cl::QueueProperties::Profiling
+                                             : cl::QueueProperties::None),
+                      std::string(timed ? "creating a queue with profiling on "
+                                        : "creating a queue without profiling on ") +
+                          device_->describe());
 }
 
 QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, bool profiling)
@@ -356,6 +360,7 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
 }
 
 backend::EventPtr QueueImpl::record() {
+    if (untimed_) return mark();  // a queue without timing: an untimed point
     cl::Event marker;
     {
         std::shared_ptr<EventImpl> previous;  // released after the lock

@@ -32,8 +32,10 @@ class EventImpl;
 class QueueImpl final : public backend::QueueImpl,
                         public std::enable_shared_from_this<QueueImpl> {
 public:
-    // Creates the queue (and the device's context on first use). Throws dualrt::Error.
-    explicit QueueImpl(std::shared_ptr<DeviceImpl> device);
+    // Creates the queue (and the device's context on first use), with CL_QUEUE_PROFILING_ENABLE
+    // when `timed`. Without, record() is mark(), and the driver keeps no timestamps: NVIDIA's
+    // charges about 8 us for each event of a profiling queue. Throws dualrt::Error.
+    QueueImpl(std::shared_ptr<DeviceImpl> device, bool timed);
     // The application's in-order `queue` of the device's context and device (checked by the
     // caller, wrap.cpp). `queue` carries the reference this object releases: dualrt's own for a
     // borrowed queue, the application's for an adopted one. `profiling`: whether it was created
@@ -105,7 +107,11 @@ private:
     std::shared_ptr<DeviceImpl> device_;
     // Whether every command is enqueued with its own cl_event (DUALRT_SYNC, for debugging).
     const bool own_events_;
-    const bool profiling_ = true;  // false only for a wrapped queue without profiling
+    // False for a queue made without timing (QueueOptions::timing) and for a wrapped queue
+    // without profiling; only the first makes record() untimed (`untimed_`): the second's
+    // timed events explain, when timed, that the application's queue keeps no timestamps.
+    const bool profiling_ = true;
+    const bool untimed_ = false;
     cl::CommandQueue queue_;
 
     std::mutex mutex_;  // guards everything below and the pending events' markers

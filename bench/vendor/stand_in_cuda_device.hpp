@@ -37,7 +37,7 @@ public:
         std::size_t) override {
         refuse("create_mapped_buffer");
     }
-    std::shared_ptr<dualrt::backend::QueueImpl> create_queue() override {
+    std::shared_ptr<dualrt::backend::QueueImpl> create_queue(bool) override {
         refuse("create_queue");
     }
     std::shared_ptr<dualrt::backend::KernelImpl> kernel(const std::string&) override {

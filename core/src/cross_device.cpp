@@ -21,7 +21,7 @@ backend::QueueImpl& side_queue(const std::shared_ptr<backend::DeviceImpl>& devic
     static std::map<const backend::DeviceImpl*, std::shared_ptr<backend::QueueImpl>> queues;
     std::lock_guard<std::mutex> lock(mutex);
     auto& queue = queues[device.get()];
-    if (!queue) queue = device->create_queue();
+    if (!queue) queue = device->create_queue(false);  // its events are waited on, never timed
     return *queue;
 }
 

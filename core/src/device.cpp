@@ -148,9 +148,9 @@ std::shared_ptr<backend::MappedBufferImpl> Device::alloc_mapped_bytes(
     return impl_->create_mapped_buffer(bytes);
 }
 
-Queue Device::create_queue() const {
+Queue Device::create_queue(QueueOptions options) const {
     require_valid("Device::create_queue");
-    return Queue(impl_->create_queue(), impl_);
+    return Queue(impl_->create_queue(options.timing), impl_);
 }
 
 Kernel Device::kernel(std::string_view name) const {

@@ -31,8 +31,9 @@ double Event::elapsed_ms(const Event& start, const Event& end) {
                                std::string("the ") +
                                    (!start.impl_->timed() ? "start" : "end") +
                                    " event carries no timestamp: time device work between "
-                                   "events from Queue::record(), not the events that copies, "
-                                   "fills and launches return");
+                                   "events from Queue::record() on queues with timing (the "
+                                   "default; QueueOptions::timing), not the events that "
+                                   "copies, fills and launches return");
     return detail::reporting_faults(start.impl_->device(), [&] {
         start.impl_->wait();
         end.impl_->wait();

@@ -39,8 +39,9 @@ CommState::CommState(Device device_, MPI_Comm comm, const CommunicatorOptions& o
         DUALRT_MPI_CHECK(MPI_Comm_get_attr(headers, MPI_TAG_UB, &upper, &found),
                          "reading MPI_TAG_UB");
         if (found && upper != nullptr) tag_upper_bound = *upper;
-        downloads = device.create_queue();
-        uploads = device.create_queue();
+        // Their events order the staged pieces and are never timed: cheaper on OpenCL.
+        downloads = device.create_queue(QueueOptions{false});
+        uploads = device.create_queue(QueueOptions{false});
     } catch (...) {
         free_communicator(replies);
         free_communicator(pieces);

@@ -2,7 +2,8 @@
 // program, on the selected device, with the built-in `empty` kernel (one work-item):
 //   enqueue cost   host time per launch over bursts of back-to-back launches, the returned
 //                  Events discarded (then a finish, untimed); median of the bursts
-//   events kept    the same with every Event kept in a vector: what holding events costs
+//   events kept    the same with every Event kept in a vector: what holding events costs; on
+//                  a queue with timing (the default) and on one without (QueueOptions::timing)
 //   round trip     one launch and Event::wait(); median of many
 // Ratios are dualrt / native time (above 1: dualrt is slower).
 #include "args.hpp"
@@ -32,6 +33,7 @@ double microseconds(Clock::duration d) {
 struct LibraryCost {
     double enqueue_us = 0.0;
     double enqueue_kept_us = 0.0;
+    double enqueue_kept_untimed_us = 0.0;  // on a queue made without timing
     double round_trip_us = 0.0;
     // fill(out, value, 1) over one work-item: on a whole buffer, and on a view of part of one
     // (OpenCL passes a view as a sub-buffer made for the launch).
@@ -42,21 +44,22 @@ struct LibraryCost {
 // Mirrors NativeBaseline::launch_cost: same kernel, geometry, burst size and round-trip count.
 LibraryCost measure_library(const dualrt::Device& device, int launches, int repetitions) {
     dualrt::Queue queue = device.create_queue();
+    dualrt::Queue untimed = device.create_queue(dualrt::QueueOptions{false});
     const dualrt::Kernel kernel = device.kernel("empty");  // built here, outside the timing
     const dualrt::Range global(dualrt::bench::empty_global_size);
     const dualrt::Range local(dualrt::bench::empty_local_size);
     std::vector<dualrt::Event> kept;
     kept.reserve(static_cast<std::size_t>(launches));
 
-    const auto burst = [&](bool keep) -> double {
+    const auto burst = [&](bool keep, dualrt::Queue& on) -> double {
         const auto begin = Clock::now();
         if (keep) {
-            for (int i = 0; i < launches; ++i) kept.push_back(queue.launch(kernel, global, local, 0u));
+            for (int i = 0; i < launches; ++i) kept.push_back(on.launch(kernel, global, local, 0u));
         } else {
-            for (int i = 0; i < launches; ++i) queue.launch(kernel, global, local, 0u);
+            for (int i = 0; i < launches; ++i) on.launch(kernel, global, local, 0u);
         }
         const auto end = Clock::now();
-        queue.finish();
+        on.finish();
         kept.clear();  // releasing the events is not part of the enqueue cost
         return microseconds(end - begin) / launches;
     };
@@ -67,14 +70,17 @@ LibraryCost measure_library(const dualrt::Device& device, int launches, int repe
     };
 
     LibraryCost cost;
-    burst(false);  // warm-up
-    std::vector<double> discarded, with_events;
+    burst(false, queue);  // warm-up
+    burst(true, untimed);
+    std::vector<double> discarded, with_events, untimed_events;
     for (int r = 0; r < repetitions; ++r) {
-        discarded.push_back(burst(false));
-        with_events.push_back(burst(true));
+        discarded.push_back(burst(false, queue));
+        with_events.push_back(burst(true, queue));
+        untimed_events.push_back(burst(true, untimed));
     }
     cost.enqueue_us = dualrt::bench::detail::median(std::move(discarded));
     cost.enqueue_kept_us = dualrt::bench::detail::median(std::move(with_events));
+    cost.enqueue_kept_untimed_us = dualrt::bench::detail::median(std::move(untimed_events));
 
     const int trips = std::min(launches, dualrt::bench::max_round_trips_per_repetition);
     for (int i = 0; i < trips; ++i) round_trip();
@@ -145,6 +151,8 @@ int run(const dualrt::samples::Args& args) {
     };
     add("enqueue, events discarded", library.enqueue_us, plain.enqueue_us, "plain");
     add("enqueue, events kept", library.enqueue_kept_us, plain.enqueue_us, "plain");
+    add("enqueue, events kept, queue without timing", library.enqueue_kept_untimed_us,
+        plain.enqueue_us, "plain");
     add("round trip (launch + wait)", library.round_trip_us, plain.round_trip_us, "plain");
     // OpenCL: dualrt's queues profile (Event::elapsed_ms needs it), so show that baseline too.
     if (plain.profiling_enqueue_us > 0.0) {
@@ -154,6 +162,8 @@ int run(const dualrt::samples::Args& args) {
             "plain, own events kept");
         add("enqueue, events kept", library.enqueue_kept_us, plain.profiling_kept_enqueue_us,
             "profiling, own events kept");
+        add("enqueue, events kept, queue without timing", library.enqueue_kept_untimed_us,
+            plain.kept_enqueue_us, "plain, own events kept");
         add("round trip (launch + wait)", library.round_trip_us, plain.profiling_round_trip_us,
             "profiling");
     }

@@ -101,7 +101,9 @@ public:
         return MappedBuffer<T>(alloc_mapped_bytes(count, sizeof(T)));
     }
 
-    Queue create_queue() const;  ///< a new in-order queue
+    /// A new in-order queue; `options.timing = false` for one whose events are never timed
+    /// (cheaper events on OpenCL; see QueueOptions).
+    Queue create_queue(QueueOptions options = {}) const;
 
     /// A kernel by name (built-in or added with dualrt_add_kernels). Its program is built on first
     /// use and cached. Throws Errc::not_found listing the known kernels.

@@ -22,6 +22,17 @@ class QueueImpl;
 }
 class Device;
 
+/// How Device::create_queue makes a queue.
+struct QueueOptions {
+    /// Whether Queue::record() gives timed events (Event::elapsed_ms). On OpenCL a queue with
+    /// timing is created with CL_QUEUE_PROFILING_ENABLE, and NVIDIA's driver then charges about
+    /// 8 us for every event the queue hands out (each kept Event of a copy or launch, each
+    /// record()): a queue whose events are waited on but never timed is cheaper without. Without
+    /// timing, record() gives an untimed point that queues and the host can wait on, and
+    /// Event::elapsed_ms refuses it.
+    bool timing = true;
+};
+
 /// An in-order queue (OpenCL command queue / CUDA stream). Work runs in enqueue order; every
 /// operation returns the Event of its work. With Sync::async (the default) a call returns once the
 /// work is enqueued, and host memory it reads or writes must stay valid until the event completes;
@@ -124,7 +135,9 @@ public:
         return launch_checked(kernel, global, local, list.data(), list.size());
     }
 
-    Event record();  ///< a timed Event at the current end of this queue (see Event::elapsed_ms)
+    /// An Event at the current end of this queue, timed (see Event::elapsed_ms) unless the queue
+    /// was made without timing (QueueOptions::timing).
+    Event record();
     /// Later work on this queue waits for `event`. For an event of this device, or of another CUDA
     /// device on the CUDA backend, the host does not wait. For an event of a device this queue
     /// cannot wait for on the device (another OpenCL context, or the other backend), the host

@@ -27,7 +27,8 @@ namespace dualrt::backend {
 // 8: QueueImpl::mark, an untimed point for other queues to wait on.
 // 9: memory shared with another device of the same GPU (export_memory, import_memory).
 // 10: DeviceImpl::largest_import.
-inline constexpr int api_version = 10;
+// 11: DeviceImpl::create_queue(timed): queues without timestamps.
+inline constexpr int api_version = 11;
 
 class DeviceImpl;
 class BufferImpl;
@@ -223,7 +224,10 @@ public:
     // Host memory kernels reach directly. The core has checked info().can_map_host_memory.
     // Throws Errc::out_of_memory when the host cannot pin it. Blocks.
     virtual std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) = 0;
-    virtual std::shared_ptr<QueueImpl> create_queue() = 0;
+    // A new in-order queue. `timed`: record() gives timed events (elapsed_ms_since); without,
+    // record() gives an untimed point like mark(), and the queue may skip what timestamps cost
+    // (OpenCL: a queue without CL_QUEUE_PROFILING_ENABLE, whose kept events are cheaper).
+    virtual std::shared_ptr<QueueImpl> create_queue(bool timed) = 0;
     // Looks a built-in kernel up by name, building its program on first use (cached).
     // Throws Errc::not_found naming the known kernels when there is no such kernel.
     virtual std::shared_ptr<KernelImpl> kernel(const std::string& name) = 0;
