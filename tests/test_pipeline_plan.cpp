@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <numeric>
 
 namespace {
@@ -33,6 +34,17 @@ StageModels balanced(double fixed_us, double ns_per_element, double host_us = 1.
     for (std::size_t s : {upload_stage, compute_stage, download_stage})
         models.stage[s] = StageModel{fixed_us * 1e-3, ns_per_element * 1e-6};
     return models;
+}
+
+// A model of `runs` runs whose samples at `sizes` lie on `truth`'s lines.
+LayoutModel sampled_model(const StageModels& truth, std::initializer_list<double> sizes,
+                          std::size_t runs) {
+    LayoutModel model;
+    model.runs = runs;
+    for (double b : sizes)
+        for (std::size_t stage = 0; stage < stage_count; ++stage)
+            model.samples[stage].add(b, truth.stage[stage].at(b));
+    return model;
 }
 
 }  // namespace
@@ -428,14 +440,12 @@ TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small 
     request.widest_elem = 4;
     const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
     // Copies at ~20 GB/s with large fixed costs per chunk: alone, large chunks are best.
-    LayoutModel model;
-    model.runs = 3;
-    for (double b : {262144.0, 1048576.0, 4194304.0, 16777216.0}) {
-        model.samples[host_stage].add(b, 0.5);
-        model.samples[upload_stage].add(b, 0.3 + 0.2e-6 * b);
-        model.samples[compute_stage].add(b, 0.004 + 0.01e-6 * b);
-        model.samples[download_stage].add(b, 0.3 + 0.1e-6 * b);
-    }
+    StageModels truth;
+    truth.stage[host_stage] = StageModel{0.5, 0.0};
+    truth.stage[upload_stage] = StageModel{0.3, 0.2e-6};
+    truth.stage[compute_stage] = StageModel{0.004, 0.01e-6};
+    truth.stage[download_stage] = StageModel{0.3, 0.1e-6};
+    LayoutModel model = sampled_model(truth, {262144.0, 1048576.0, 4194304.0, 16777216.0}, 3);
     REQUIRE(model.can_plan());
     const dualrt::Chunking automatic = dualrt::Chunking::automatic();
     const PlanDecision alone = choose_plan(automatic, request, model, shape, "test");
