@@ -38,7 +38,7 @@ public:
                       std::size_t resolved_depth);
 
     // A run over `arrays` (from checked_arrays); `started` is when Pipeline::run began, for the
-    // report's host_ms. Where `timing` is given, the run's resolved timing is left there (a
+    // report's host_ms. Where `timing_out` is given, the run's resolved timing is left there (a
     // Pipeline over several devices puts its report together from it).
     PipelineReport run(const RunArrays& arrays, const Halo& halo, const ChunkFunction& compute,
                        std::chrono::steady_clock::time_point started,
