@@ -28,6 +28,7 @@ struct Counts {
     std::size_t queue_waits = 0;  // QueueImpl::wait_for: a queue waiting for another's event
     std::size_t host_waits = 0;   // EventImpl::wait on an untimed event (timed ones are read)
     std::size_t polls = 0;        // EventImpl::is_complete
+    std::size_t submits = 0;      // QueueImpl::submit
     std::size_t uploads = 0, downloads = 0, device_copies = 0;
 };
 
@@ -119,6 +120,7 @@ public:
     }
     void wait_for(EventImpl&) override { ++counts_.queue_waits; }
     void finish() override {}
+    void submit() override { ++counts_.submits; }
     dualrt::NativeHandle native_handle() const override { return 0; }
 
 private:

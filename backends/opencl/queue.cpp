@@ -423,6 +423,8 @@ void QueueImpl::finish() {
     CL_CHECK_SYNC(queue_.finish(), describe("finishing"));
 }
 
+void QueueImpl::submit() { CL_CHECK(queue_.flush(), describe("submitting its commands")); }
+
 NativeHandle QueueImpl::native_handle() const {
     // QueueImpls are never const objects; making the marker changes no observable state.
     auto& self = const_cast<QueueImpl&>(*this);

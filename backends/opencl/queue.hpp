@@ -67,6 +67,8 @@ public:
     // clFinish: blocks. Makes the marker of the last enqueue's pending event first, so that the
     // event reads complete afterwards.
     void finish() override;
+    // clFlush: the commands enqueued so far start, with no marker for a pending event.
+    void submit() override;
     // cl_command_queue, owned by this object. Makes the marker of the last enqueue's pending event
     // first, so that commands the caller adds to the queue natively do not delay that event.
     NativeHandle native_handle() const override;

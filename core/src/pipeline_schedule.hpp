@@ -105,9 +105,8 @@ private:
 
     void upload(std::size_t i);
     void compute(std::size_t i);
-    // Also polls, now and then, the download of a lane that nothing waits on, so that its
-    // queue has started its work: OpenCL runs a command only once its queue is flushed, and
-    // polling an event flushes it.
+    // Also submits, now and then, a lane that nothing waits on, so that its queue has started
+    // its work: OpenCL runs a command only once its queue is flushed.
     void download(std::size_t i);
     // Copies landed staged outputs to the host, oldest first: all up to chunk `through`
     // (waiting for them), then any others already complete.
@@ -137,7 +136,7 @@ private:
     std::vector<InFlight> in_flight_;
     std::deque<std::size_t> unretired_;     // chunks whose staged downloads are not copied out
     std::vector<double> host_ms_;
-    std::vector<std::size_t> unnudged_bytes_;  // per lane, moved since its last nudge
+    std::vector<std::size_t> unnudged_bytes_;  // per lane, moved since it was last submitted
     double excluded_ms_ = 0.0;  // host time blocked or recording since the run began
     // Pulling from a ChunkSource: every download's event is kept, to know when chunks finish.
     bool keep_downloads_ = false;

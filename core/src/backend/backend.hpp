@@ -27,7 +27,7 @@ namespace dualrt::backend {
 // 8: QueueImpl::mark, an untimed point for other queues to wait on.
 // 9: memory shared with another device of the same GPU (export_memory, import_memory).
 // 10: DeviceImpl::largest_import.
-// 11: DeviceImpl::create_queue(timed): queues without timestamps.
+// 11: DeviceImpl::create_queue(timed): queues without timestamps; QueueImpl::submit.
 inline constexpr int api_version = 11;
 
 class DeviceImpl;
@@ -204,6 +204,10 @@ public:
     // for which device().can_wait_on(event.device()) is true.
     virtual void wait_for(EventImpl& event) = 0;
     virtual void finish() = 0;                    // blocks until all enqueued work completed
+    // Hands the commands enqueued so far to the device, without waiting and without an event:
+    // OpenCL holds them until a flush. By default nothing, for backends whose enqueued work
+    // starts by itself (CUDA).
+    virtual void submit() {}
     virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
 };
 
