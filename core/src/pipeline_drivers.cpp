@@ -162,9 +162,9 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner,
                                            Clock::time_point started) {
     const char* op = "Pipeline::run";
     const std::string key = layout_key(arrays);
-    // The plan: the one the fastest device (`planner`) would run alone.
     // Each device's view of the arrays: another device's HostBuffer registered with it, or
-    // staged where its driver refuses (as_seen_by).
+    // staged where its driver refuses (as_seen_by). The plan is the one the fastest device
+    // (`planner`) would make, with chunks small enough to share out.
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_)
         seen.push_back(as_seen_by(arrays, *driver.one->device.impl()));
