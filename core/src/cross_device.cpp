@@ -74,7 +74,7 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
         const std::size_t length = staging_piece_at(next, bytes, piece);
         auto landed = from.copy_to_host(lent.slot(i).data, *src.impl(), src.offset_bytes() + next,
                                         length, Sync::async);
-        (void)landed->is_complete();  // submits it where the backend holds commands back
+        from.submit();  // where the backend holds commands back (OpenCL), they start now
         downloading.push_back(Piece{i, next, length, std::move(landed)});
         next += length;
     };
@@ -86,7 +86,7 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
         landed.landed->wait();
         last = to.copy_to_device(*dst.impl(), dst.offset_bytes() + landed.offset,
                                  lent.slot(landed.slot).data, landed.length, Sync::async);
-        (void)last->is_complete();
+        to.submit();
         lent.last_use(landed.slot) = last;
         uploading.push_back(landed.slot);
         // Buffers whose upload is done take the next pieces; with nothing left downloading, the

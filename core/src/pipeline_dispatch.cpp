@@ -138,14 +138,6 @@ void MixChoice::learn(bool alone, double elements_per_ms) {
     runs.push_back(elements_per_ms);
 }
 
-double MixChoice::median(const std::vector<double>& runs) {
-    if (runs.empty()) return 0.0;
-    std::vector<double> sorted = runs;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t middle = sorted.size() / 2;
-    return sorted.size() % 2 == 1 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
-}
-
 ChunkSource::Answer DealtChunks::next(std::size_t unfinished, ChunkExtent& chunk) {
     std::size_t global = 0;
     const Answer answer = dealer_.next(device_, unfinished, global, chunk);

@@ -5,6 +5,7 @@
 // the run with a whole chunk before anyone knows it is slow. Internal.
 #pragma once
 
+#include "pipeline_model.hpp"
 #include "pipeline_plan.hpp"
 #include "pipeline_schedule.hpp"
 
@@ -91,7 +92,6 @@ public:
     double alone() const { return median(alone_); }        // elements per ms (0: not measured)
 
 private:
-    static double median(const std::vector<double>& runs);  // 0 for none
     std::vector<double> together_, alone_;  // the latest runs' throughputs, oldest first
     std::size_t runs_ = 0;
 };

@@ -149,29 +149,25 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     MixChoice& mix = mixes_[key];
     const bool alone = mix.fastest_alone();
     PipelineReport report =
-        alone ? run_alone(fastest, arrays, halo, compute, facts, why_alone(mix), started)
-              : run_together(fastest, prior_rates, arrays, halo, compute, facts, started);
+        alone ? run_alone(fastest, key, arrays, halo, compute, facts, why_alone(mix), started)
+              : run_together(fastest, key, prior_rates, arrays, halo, compute, facts, started);
     mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms);
     return report;
 }
 
-PipelineReport DeviceDrivers::run_together(std::size_t planner,
+PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::string& key,
                                            const std::vector<double>& prior_rates,
                                            const RunArrays& arrays, const Halo& halo,
                                            const ChunkFunction& compute, const RunFacts& facts,
                                            Clock::time_point started) {
     const char* op = "Pipeline::run";
-    const std::string key = layout_key(arrays);
     // Each device's view of the arrays: another device's HostBuffer registered with it, or
     // staged where its driver refuses (as_seen_by). The plan is the one the fastest device
     // (`planner`) would make, with chunks small enough to share out.
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_)
         seen.push_back(as_seen_by(arrays, *driver.one->device.impl()));
-    std::size_t widest = 1;
-    for (const auto* side : {&arrays.inputs, &arrays.outputs})
-        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
-    PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+    PlanRequest request = plan_request(arrays, halo);
     request.devices = drivers_.size();
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
     request.staged = std::any_of(seen.begin(), seen.end(),
@@ -285,7 +281,8 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner,
     return total;
 }
 
-PipelineReport DeviceDrivers::run_alone(std::size_t d, const RunArrays& arrays, const Halo& halo,
+PipelineReport DeviceDrivers::run_alone(std::size_t d, const std::string& key,
+                                        const RunArrays& arrays, const Halo& halo,
                                         const ChunkFunction& compute, const RunFacts& facts,
                                         const std::string& why, Clock::time_point started) {
     Driver& driver = drivers_[d];
@@ -302,7 +299,7 @@ PipelineReport DeviceDrivers::run_alone(std::size_t d, const RunArrays& arrays, 
         rethrow_naming(std::current_exception(), driver.label);
     }
     if (own.measured_ms > 0.0)
-        driver.rates[layout_key(arrays)] = static_cast<double>(arrays.count) / own.measured_ms;
+        driver.rates[key] = static_cast<double>(arrays.count) / own.measured_ms;
 
     // The report of a run over several devices: the others' rows are empty (their tracks too).
     PipelineReport total = make_report(facts, extents_of(own.chunk_sizes), {}, {}, 0);

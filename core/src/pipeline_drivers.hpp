@@ -47,17 +47,19 @@ private:
         std::string track;  // "opencl 1", prefixing its timeline tracks
         std::map<std::string, double> rates;  // elements per ms per layout, from earlier runs
     };
-    // A run dealt to every device, planned for `planner` (the fastest so far); `prior_rates`:
-    // each device's elements per ms in earlier runs.
-    PipelineReport run_together(std::size_t planner, const std::vector<double>& prior_rates,
+    // A run dealt to every device, planned for `planner` (the fastest so far); `key`: the
+    // arrays' layout_key; `prior_rates`: each device's elements per ms in earlier runs.
+    PipelineReport run_together(std::size_t planner, const std::string& key,
+                                const std::vector<double>& prior_rates,
                                 const RunArrays& arrays, const Halo& halo,
                                 const ChunkFunction& compute, const RunFacts& facts,
                                 std::chrono::steady_clock::time_point started);
     // The run given to driver `d` alone, reported as a run over several devices; `why` it went
     // alone, in words.
-    PipelineReport run_alone(std::size_t d, const RunArrays& arrays, const Halo& halo,
-                             const ChunkFunction& compute, const RunFacts& facts,
-                             const std::string& why, std::chrono::steady_clock::time_point started);
+    PipelineReport run_alone(std::size_t d, const std::string& key, const RunArrays& arrays,
+                             const Halo& halo, const ChunkFunction& compute,
+                             const RunFacts& facts, const std::string& why,
+                             std::chrono::steady_clock::time_point started);
 
     std::vector<Device> devices_;
     std::vector<Driver> drivers_;

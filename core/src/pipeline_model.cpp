@@ -6,15 +6,13 @@
 #include <vector>
 
 namespace dualrt::detail {
-namespace {
 
 double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
-
-}  // namespace
 
 const char* stage_name(std::size_t stage) {
     static const char* const names[stage_count] = {"host", "upload", "compute", "download"};

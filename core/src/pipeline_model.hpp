@@ -62,6 +62,10 @@ private:
     std::map<int, std::deque<Sample>> by_class_;
 };
 
+// The median of `values` (the mean of the middle two for an even count; 0 for none). Medians,
+// not means, wherever one stalled measurement must not move an estimate.
+double median(std::vector<double> values);
+
 // A fit needs its smallest and largest size classes at least this factor apart...
 inline constexpr double min_size_spread = 2.0;
 // ...and its class medians within this share of their mean (RMS) of the fitted line.

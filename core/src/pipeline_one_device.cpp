@@ -38,6 +38,13 @@ OneDevicePipeline::OneDevicePipeline(Device on, const PipelineOptions& chosen,
         queues.queues.push_back(device.create_queue());
 }
 
+PlanRequest plan_request(const RunArrays& arrays, const Halo& halo) {
+    std::size_t widest = 1;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
+    return PlanRequest{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+}
+
 void learn_from_run(LayoutModel& model, const std::vector<ChunkExtent>& extents,
                     const ResolvedTiming& resolved, const std::vector<double>& host_ms) {
     for (const auto& duration : resolved.durations)
@@ -89,10 +96,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
 
     // The plan.
     LayoutModel& model = models[layout_key(arrays)];
-    std::size_t widest = 1;
-    for (const auto* side : {&arrays.inputs, &arrays.outputs})
-        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
-    PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+    PlanRequest request = plan_request(arrays, halo);
     std::size_t bytes = 0;  // over the bus, for what learning may cost
     for (const auto* side : {&arrays.inputs, &arrays.outputs})
         for (const auto& array : *side) bytes += arrays.count * array.elem_size;

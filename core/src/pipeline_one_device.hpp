@@ -8,6 +8,7 @@
 
 #include <dualrt/pipeline.hpp>
 
+#include "pipeline_auto.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_schedule.hpp"
 #include "pipeline_slots.hpp"
@@ -25,6 +26,10 @@ inline constexpr std::size_t extra_staging_slots = 2;
 
 // The queues a mode (resolved, never automatic) needs for `depth` chunks in flight.
 std::size_t queue_count(PipelineMode mode, std::size_t depth);
+
+// The part of a run's plan request that its arrays and halo decide: the count, the row
+// granule, the widest element and the halo.
+PlanRequest plan_request(const RunArrays& arrays, const Halo& halo);
 
 // What a run teaches a layout's model: the timed stages whose start is known and that ended in
 // order, and every chunk's host time (`host_ms[i]` for `extents[i]`).

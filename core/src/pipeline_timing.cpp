@@ -69,13 +69,7 @@ Event RunTiming::record_timed(Queue& queue) {
     return event;
 }
 
-double RunTiming::typical_record_ms() const {
-    if (record_ms_.empty()) return 0.0;
-    std::vector<double> sorted = record_ms_;
-    const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-    std::nth_element(sorted.begin(), middle, sorted.end());
-    return *middle;
-}
+double RunTiming::typical_record_ms() const { return median(record_ms_); }
 
 const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
     static const Event none;

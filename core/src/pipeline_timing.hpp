@@ -76,7 +76,7 @@ private:
     std::vector<Event> ends_;
     double record_host_ms_ = 0.0;
     std::vector<double> record_ms_;  // each timed event's host cost
-    // Records `point` on `queue` and adds its host cost.
+    // A timed event at the end of `queue`, its host cost added to the run's.
     Event record_timed(Queue& queue);
 };
 
