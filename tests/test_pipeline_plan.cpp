@@ -1,6 +1,7 @@
 // Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
 // stage model's fit, the simulated time of a plan and the plan automatic chunking picks from it.
 #include "pipeline_auto.hpp"
+#include "pipeline_dispatch.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_plan.hpp"
 #include "pipeline_simulate.hpp"
@@ -474,4 +475,42 @@ TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small 
         CHECK(size <= (std::size_t{1} << 20) / 4);
         CHECK(size >= (std::size_t{1} << 20) / 4 / 2);
     }
+}
+
+TEST_CASE("pipeline plan: over several devices, the choice between every device and the fastest "
+          "alone counts neither the first run nor learning runs") {
+    MixChoice mix;
+    // The first run (warming up) and automatic chunking's learning runs: every device, and
+    // nothing learned from them, however slow or fast they were.
+    for (const auto& [rate, learning] : {std::pair{1.0, true}, {500.0, true}, {1.0, true}}) {
+        CHECK_FALSE(mix.fastest_alone());
+        mix.learn(false, rate, learning);
+    }
+    CHECK(mix.together() == 0.0);
+    // The first planned run measures every device together, the next the fastest alone.
+    CHECK_FALSE(mix.fastest_alone());
+    mix.learn(false, 100.0, false);
+    CHECK(mix.together() == 100.0);
+    CHECK(mix.fastest_alone());
+    // A learning run of the fastest alone (its own model still learning) does not count either.
+    mix.learn(true, 10.0, true);
+    CHECK(mix.alone() == 0.0);
+    CHECK(mix.fastest_alone());
+    mix.learn(true, 120.0, false);
+    CHECK(mix.alone() == 120.0);
+    // Then the better way, alone here.
+    CHECK(mix.fastest_alone());
+}
+
+TEST_CASE("pipeline plan: with fixed chunks, the choice between every device and the fastest "
+          "alone leaves out the first run alone") {
+    MixChoice mix;
+    CHECK_FALSE(mix.fastest_alone());
+    mix.learn(false, 1000.0, false);  // warming up: not counted
+    CHECK(mix.together() == 0.0);
+    CHECK_FALSE(mix.fastest_alone());
+    mix.learn(false, 100.0, false);
+    CHECK(mix.fastest_alone());
+    mix.learn(true, 80.0, false);
+    CHECK_FALSE(mix.fastest_alone());  // together was faster
 }

@@ -151,7 +151,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     PipelineReport report =
         alone ? run_alone(fastest, key, arrays, halo, compute, facts, why_alone(mix), started)
               : run_together(fastest, key, prior_rates, arrays, halo, compute, facts, started);
-    mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms);
+    mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms, report.learning);
     return report;
 }
 
@@ -275,6 +275,7 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
                             " of every " + std::to_string(sampled_period) +
                             " of each device; the others' estimated from each device's stage "
                             "model");
+    total.learning = plan.learning;
     total.chunking = plan.how + ", dealt to " + std::to_string(n) +
                      " devices as each was ready (planned for " + drivers_[planner].label + ")";
     total.host_ms = ms_between(started, Clock::now());
@@ -324,6 +325,7 @@ PipelineReport DeviceDrivers::run_alone(std::size_t d, const std::string& key,
     }
     merger.finish(arrays.count, own.timing);
     total.predicted_ms = own.predicted_ms;
+    total.learning = own.learning;
     total.chunking =
         own.chunking + ", all on " + driver.label + " (the fastest device; " + why + ")";
     total.host_ms = ms_between(started, Clock::now());

@@ -138,6 +138,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
+    facts.learning = plan.learning;
     facts.predicted_ms = plan.predicted_ms;
     std::size_t samples = 0;
     for (const auto& stage : model.samples) samples += stage.size();

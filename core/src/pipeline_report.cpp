@@ -60,6 +60,7 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
     report.staged_input = facts.staged_input;
     report.staged_output = facts.staged_output;
     report.chunking = facts.chunking;
+    report.learning = facts.learning;
     report.predicted_ms = facts.predicted_ms;
     report.chunks = extents.size();
     report.chunk_sizes = sizes_of(extents);

@@ -19,6 +19,7 @@ struct RunFacts {
     std::size_t queues = 0, depth = 0, device_bytes = 0, input_arrays = 0, output_arrays = 0;
     bool staged_input = false, staged_output = false;
     std::string chunking;
+    bool learning = false;  // the plan was a learning one (PlanDecision::learning)
     double predicted_ms = 0.0;
 };
 

@@ -111,7 +111,7 @@ struct LibraryRun {
 
 // `repetitions` timed runs of one Pipeline after an untimed first one (which is also automatic
 // chunking's first run, that teaches its model) and, for automatic chunking, the learning runs
-// after it (at most two more: the report's chunking says "still learning").
+// after it (at most two more: PipelineReport::learning).
 LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chunking,
                        int repetitions,
                        dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled) {
@@ -134,7 +134,7 @@ LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chu
         if (!wrong.empty())
             throw std::runtime_error("dualrt pipeline (" + std::string(to_string(mode)) + ", " +
                                      chunking.str() + ") computed a wrong result: " + wrong);
-        if (report.chunking.find("still learning") != std::string::npos && extra_warmups > 0) {
+        if (r > 0 && report.learning && extra_warmups > 0) {
             --extra_warmups;
             --r;  // a learning run: warm-up too
             continue;

@@ -25,8 +25,8 @@ Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
     return Pipeline(bench.device(), options);
 }
 
-// Automatic chunking learns in its first runs (at most three, PipelineReport::chunking says
-// "first run" or "still learning"); they run before the timed ones, the first timed apart.
+// Automatic chunking learns in its first runs (at most three, PipelineReport::learning); they
+// run before the timed ones, the first timed apart.
 constexpr int most_learning_runs = 3;
 
 Measurement two_inputs(StreamBench& bench, Chunking chunking) {
@@ -60,9 +60,7 @@ Measurement two_inputs(StreamBench& bench, Chunking chunking) {
                 first_wall_ms = std::chrono::duration<double, std::milli>(
                                     std::chrono::steady_clock::now() - began)
                                     .count();
-            if (report.chunking.find("learning") == std::string::npos &&
-                report.chunking.find("first run") == std::string::npos)
-                break;
+            if (!report.learning) break;
         }
     }
     Measurement result =

@@ -48,6 +48,10 @@ struct PipelineReport {
     bool staged_input = false;       ///< some pageable input went through pinned staging
     bool staged_output = false;      ///< some pageable output went through pinned staging
     std::string chunking;            ///< how the chunks were chosen, in words
+    /// Automatic chunking chose this run's chunks to learn from (sizes spread out so that the
+    /// stage model sees several; at most the first three runs of a layout): a run slower than
+    /// the planned ones that follow it. Benchmarks count such runs as warm-ups.
+    bool learning = false;
 
     /// @name Device time of each stage, summed over all chunks
     /// Measured on the timed chunks, estimated for the others (see `timing`).
