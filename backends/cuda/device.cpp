@@ -154,6 +154,7 @@ CUcontext DeviceImpl::context() const {
         CUcontext retained = nullptr;
         CU_CHECK(cuDevicePrimaryCtxRetain(&retained, device_),
                  "retaining the primary context of " + describe());
+        allow_binding(retained);
         context_.store(retained, std::memory_order_release);
         detail::log().debug("CUDA: retained the primary context of {}", describe());
     }
