@@ -29,6 +29,9 @@ struct Counts {
     std::size_t host_waits = 0;   // EventImpl::wait on an untimed event (timed ones are read)
     std::size_t polls = 0;        // EventImpl::is_complete
     std::size_t submits = 0;      // QueueImpl::submit
+    // Enqueues made while the queue's previous enqueue's event was still held: a real backend
+    // then records that event first (a marker on OpenCL, a cuEventRecord on CUDA).
+    std::size_t held_across = 0;
     std::size_t uploads = 0, downloads = 0, device_copies = 0;
 };
 
@@ -89,30 +92,30 @@ public:
                             std::size_t bytes, dualrt::Sync) override {
         ++counts_.uploads;
         std::memcpy(ours(dst).data() + offset, src, bytes);
-        return event(false);
+        return enqueued(false);
     }
     EventPtr copy_to_host(void* dst, BufferImpl& src, std::size_t offset, std::size_t bytes,
                           dualrt::Sync) override {
         ++counts_.downloads;
         std::memcpy(dst, ours(src).data() + offset, bytes);
-        return event(false);
+        return enqueued(false);
     }
     EventPtr copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
                          std::size_t src_offset, std::size_t bytes, dualrt::Sync) override {
         ++counts_.device_copies;
         std::memcpy(ours(dst).data() + dst_offset, ours(src).data() + src_offset, bytes);
-        return event(false);
+        return enqueued(false);
     }
     EventPtr fill(BufferImpl&, std::size_t, std::size_t, const void*, std::size_t,
                   dualrt::Sync) override {
-        return event(false);
+        return enqueued(false);
     }
     EventPtr launch(KernelImpl&, const LaunchGeometry&, KernelArgs) override {
-        return event(false);
+        return enqueued(false);
     }
     EventPtr record() override {
         if (++counts_.records == stall_.at_record) std::this_thread::sleep_for(stall_.length);
-        return event(true);
+        return enqueued(true);
     }
     EventPtr mark() override {
         ++counts_.marks;
@@ -126,9 +129,19 @@ public:
 private:
     static Buffer& ours(BufferImpl& buffer) { return static_cast<Buffer&>(buffer); }
     EventPtr event(bool timed) { return std::make_shared<Event>(device_, counts_, timed); }
+    // A command's event, counting whether the previous command's was still held. A timed event
+    // (record) is recorded when made, as in the real backends: holding it costs nothing later.
+    EventPtr enqueued(bool timed) {
+        if (!last_.expired()) ++counts_.held_across;
+        EventPtr made = event(timed);
+        last_.reset();
+        if (!timed) last_ = made;
+        return made;
+    }
     const DeviceImpl& device_;
     Counts& counts_;
     const RecordStall& stall_;
+    std::weak_ptr<EventImpl> last_;  // the last command's event
 };
 
 // Outlives everything made from it (the test holds it for the whole case).

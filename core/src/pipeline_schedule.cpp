@@ -214,19 +214,26 @@ void ChunkScheduler::upload(std::size_t i) {
         sources[k] = source;
     }
     timing_.mark(i, before_upload, queue);
+    // The uploads' end is kept only where something waits for it: a refill of its pinned
+    // buffers, or a compute on another queue. A timed chunk's after_upload point serves; else
+    // the last copy's own event. An event still held when the queue's next command is enqueued
+    // costs a marker there (a cuEventRecord on CUDA, about 8 us on NVIDIA's OpenCL), so no copy's
+    // event is held past the next copy, nor past the timed point.
+    const bool waited_for = staged || queues_.compute(i).impl() != queue.impl();
+    const bool timed = timing_.timed(i);
     backend::EventPtr last;
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
+        last.reset();
         last = queue.impl()->copy_to_device(*buffer.impl(), buffer.offset_bytes(), sources[k],
                                             range.count * arrays_.inputs[k].elem_size,
                                             Sync::async);
     }
+    if (!waited_for || timed) last.reset();
     timing_.mark(i, after_upload, queue);
-    // Kept only where something waits for it: a refill of its pinned buffers, or a compute on
-    // another queue that has no timed point to wait for instead. (A kept event costs a marker.)
-    const bool compute_waits = queues_.compute(i).impl() != queue.impl() &&
-                               !timing_.point(i, after_upload).valid();
-    in_flight(i).uploaded = staged || compute_waits ? Event(std::move(last)) : Event();
+    in_flight(i).uploaded = !waited_for ? Event()
+                            : timed     ? timing_.point(i, after_upload)
+                                        : Event(std::move(last));
 }
 
 void ChunkScheduler::compute(std::size_t i) {
@@ -234,10 +241,7 @@ void ChunkScheduler::compute(std::size_t i) {
     const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
     const DeviceSlot& slot = slots_[i % slots_.size()];
     Queue& queue = queues_.compute(i);
-    if (queues_.upload(i).impl() != queue.impl()) {
-        const Event& timed = timing_.point(i, after_upload);
-        queue.wait(timed.valid() ? timed : in_flight(i).uploaded);
-    }
+    if (queues_.upload(i).impl() != queue.impl()) queue.wait(in_flight(i).uploaded);
     std::vector<BufferView>& inputs = input_views_;
     std::vector<BufferView>& outputs = output_views_;
     inputs.clear();
@@ -278,8 +282,19 @@ void ChunkScheduler::download(std::size_t i) {
     Queue& queue = queues_.download(i);
     if (queues_.compute(i).impl() != queue.impl()) queue.wait(in_flight(i).computed);
 
-    backend::EventPtr last;
+    // As in upload(): the downloads' end is kept only where something waits for it (the
+    // copy-out of staged outputs, the upload that reuses this slot from another queue, or a
+    // source of chunks), as the timed point where there is one, and no copy's event is held
+    // past the next command of the queue.
+    const std::size_t depth = slots_.size();
+    const bool reuse_waits = queues_.upload(i + depth).impl() != queue.impl();
     bool staged = false;
+    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
+        staged = staged || !output_staging_.ring(k).empty();
+    const bool waited_for = staged || reuse_waits || keep_downloads_;
+    const bool timed = timing_.timed(i);
+    backend::EventPtr last;
+    bool retired_ahead = false;
     std::size_t bytes_moved = 0;
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
         const HostSide& side = arrays_.outputs[k];
@@ -288,23 +303,22 @@ void ChunkScheduler::download(std::size_t i) {
         const auto& ring = output_staging_.ring(k);
         if (!ring.empty()) {
             // The pinned buffer must have been copied out to the host before it lands again.
-            if (!staged && i >= staging_slots_) retire_through(i - staging_slots_);
+            if (!retired_ahead && i >= staging_slots_) retire_through(i - staging_slots_);
+            retired_ahead = true;
             destination = ring[i % staging_slots_].data;
-            staged = true;
         }
         const BufferView& buffer = slot.outputs[k];
+        last.reset();
         last = queue.impl()->copy_to_host(destination, *buffer.impl(), buffer.offset_bytes(),
                                           bytes, Sync::async);
         bytes_moved += bytes;
     }
     for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
+    if (!waited_for || timed) last.reset();
     timing_.mark(i, after_download, queue);
-
-    // Kept only where something waits for it: the copy-out of staged outputs, or the upload
-    // that reuses this slot from another queue.
-    const std::size_t depth = slots_.size();
-    const bool reuse_waits = queues_.upload(i + depth).impl() != queue.impl();
-    Event downloaded = staged || reuse_waits || keep_downloads_ ? Event(last) : Event();
+    Event downloaded = !waited_for ? Event()
+                       : timed     ? timing_.point(i, after_download)
+                                   : Event(std::move(last));
     if (queues_.mode == PipelineMode::lanes) {
         const std::size_t lane = i % queues_.queues.size();
         unnudged_bytes_[lane] += bytes_moved;
