@@ -114,12 +114,15 @@ int run(const dualrt::samples::Args& args, const Plan& plan) {
               << "loop; every run's c checked against the host (input seed " << seed << ")\n";
     for (const ss::Variant& variant : plan.variants)
         std::cout << "  " << variant.name << ": " << variant.holds << "\n";
+    if (const auto depth = args.integer("pipeline-depth"); depth != 0)
+        std::cout << "  (the Pipeline variants with depth " << depth << ": PipelineOptions::depth)\n";
     std::cout << "\n";
 
     const std::size_t min_staged = device.staging_stats().min_staged_bytes;
     ss::Report report(plan.array_bytes, min_staged, repetitions, dualrt::to_string(info.backend),
                       info.name, std::move(csv));
     ss::StreamBench bench(device, plan.array_bytes / sizeof(float), repetitions, seed);
+    bench.set_pipeline_depth(static_cast<std::size_t>(args.integer("pipeline-depth")));
     dualrt::samples::Progress progress(args.progress_mode(),
                                        plan.block_bytes.size() * (2 + plan.variants.size()));
     for (const std::size_t block_bytes : plan.block_bytes) {
@@ -171,6 +174,10 @@ int main(int argc, char** argv) {
                      1000);
     args.add_integer("seed", "N", "seed of the random inputs (0: a fresh one)", 0, 0,
                      0xffffffffLL);
+    args.add_integer("pipeline-depth", "N",
+                     "chunks in flight of the Pipeline variants (PipelineOptions::depth; with "
+                     "lanes, their queues too; 0: the library's default, 4)",
+                     0, 0, 16);
     if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
     Plan plan;
     try {

@@ -100,6 +100,10 @@ public:
     Measurement measure_run(const FillInputs& fill, float* c, const std::function<double()>& run);
     float scale() const { return job_.scale; }
     const Kernel& triad_kernel() const { return triad_; }
+    // PipelineOptions::depth of the Pipeline variants (0: the library's default; with lanes,
+    // also their number of queues).
+    void set_pipeline_depth(std::size_t depth) { pipeline_depth_ = depth; }
+    std::size_t pipeline_depth() const { return pipeline_depth_; }
 
     // The native baseline's stream of the same arrays and block size (with a fresh s), its c
     // checked whole here.
@@ -117,6 +121,7 @@ private:
     std::vector<Block> blocks_;
     Kernel triad_;
     std::uint64_t random_state_;
+    std::size_t pipeline_depth_ = 0;
 };
 
 }  // namespace dualrt::samples::stream

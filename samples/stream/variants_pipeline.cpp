@@ -22,6 +22,7 @@ struct Pair {
 Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
     PipelineOptions options;
     options.chunking = chunking;
+    options.depth = bench.pipeline_depth();
     return Pipeline(bench.device(), options);
 }
 
