@@ -115,7 +115,8 @@ int run(const dualrt::samples::Args& args, const Plan& plan) {
     for (const ss::Variant& variant : plan.variants)
         std::cout << "  " << variant.name << ": " << variant.holds << "\n";
     if (const auto depth = args.integer("pipeline-depth"); depth != 0)
-        std::cout << "  (the Pipeline variants with depth " << depth << ": PipelineOptions::depth)\n";
+        std::cout << "  (the Pipeline variants with depth " << depth
+                  << ": PipelineOptions::depth)\n";
     std::cout << "\n";
 
     const std::size_t min_staged = device.staging_stats().min_staged_bytes;
