@@ -54,72 +54,129 @@ std::string compare_triad(const float* c, const TriadData& data) {
     return {};
 }
 
-TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinned,
-                   int repetitions) {
-    // Kernels are per device: chunk.device_index picks the one of the chunk's device.
-    std::vector<dualrt::Kernel> triads;
-    for (const dualrt::Device& device : pipeline.devices())
-        triads.push_back(device.kernel("triad"));
-    const float s = data.s;
-    const auto compute = [&](auto& chunk) {
-        auto [a, b] = chunk.inputs;
-        auto [c] = chunk.outputs;
-        // Work-groups as the native streams launch the triad, so both run it the same way.
-        chunk.queue.launch(triads[chunk.device_index], {chunk.size()},
-                           {dualrt::bench::detail::triad_local_size},
-                           static_cast<std::uint32_t>(chunk.size()), s, a, b, c);
-    };
-    const std::size_t n = data.a.size();
-    std::vector<float> output(n);
-    dualrt::HostBuffer<float> pinned_a, pinned_b, pinned_c;
-    if (pinned) {
-        const dualrt::Device& device = pipeline.device();
-        pinned_a = device.alloc_host<float>(n);
-        pinned_b = device.alloc_host<float>(n);
-        pinned_c = device.alloc_host<float>(n);
-        std::copy(data.a.begin(), data.a.end(), pinned_a.begin());
-        std::copy(data.b.begin(), data.b.end(), pinned_b.begin());
+namespace {
+
+// One Pipeline's runs of the triad: its kernels, its host arrays (pinned copies where asked), and
+// the runs measured so far.
+class TriadRunner {
+public:
+    TriadRunner(dualrt::Pipeline& pipeline, const TriadData& data, bool pinned)
+        : pipeline_(pipeline), data_(data), pinned_(pinned), output_(data.a.size()) {
+        // Kernels are per device: chunk.device_index picks the one of the chunk's device.
+        for (const dualrt::Device& device : pipeline.devices())
+            triads_.push_back(device.kernel("triad"));
+        if (pinned) {
+            const std::size_t n = data.a.size();
+            const dualrt::Device& device = pipeline.device();
+            pinned_a_ = device.alloc_host<float>(n);
+            pinned_b_ = device.alloc_host<float>(n);
+            pinned_c_ = device.alloc_host<float>(n);
+            std::copy(data.a.begin(), data.a.end(), pinned_a_.begin());
+            std::copy(data.b.begin(), data.b.end(), pinned_b_.begin());
+        }
     }
-    std::vector<TriadRun> runs;
-    std::vector<std::string> each_run;
-    // Automatic chunking's learning runs after the first are warm-ups too, as in the stream,
-    // stencil and overlap samples: their chunk sizes are chosen to be timed, not to be fast.
-    int extra_warmups = 2;
-    for (int r = 0, run_number = 0; r <= repetitions; ++r, ++run_number) {
+
+    // The untimed first run.
+    void warm_up() { note(run_once(), true); }
+    // One timed run. Automatic chunking's learning runs after the first (at most two more) are
+    // warm-ups too, as the stream, stencil and overlap samples count them: their chunk sizes
+    // are chosen to be timed, not to be fast. Such a run is noted untimed, and another made.
+    void timed_run() {
+        for (;;) {
+            TriadRun run = run_once();
+            const bool learning = run.report.learning && extra_warmups_ > 0;
+            note(run, learning);
+            if (!learning) {
+                runs_.push_back(std::move(run));
+                return;
+            }
+            --extra_warmups_;
+        }
+    }
+    // The median timed run, with a line for every run.
+    TriadRun median() {
+        std::sort(runs_.begin(), runs_.end(),
+                  [](const auto& x, const auto& y) { return x.host_ms < y.host_ms; });
+        TriadRun median = runs_[runs_.size() / 2];
+        median.each_run = each_run_;
+        return median;
+    }
+
+private:
+    TriadRun run_once() {
+        const std::size_t n = data_.a.size();
         // NaN: a chunk that never came back fails the check.
-        const float poison = std::nanf("");
-        float* c = pinned ? pinned_c.data() : output.data();
-        std::fill(c, c + n, poison);
+        float* c = pinned_ ? pinned_c_.data() : output_.data();
+        std::fill(c, c + n, std::nanf(""));
+        const float s = data_.s;
+        const auto compute = [&](auto& chunk) {
+            auto [a, b] = chunk.inputs;
+            auto [out] = chunk.outputs;
+            // Work-groups as the native streams launch the triad, so both run it the same way.
+            chunk.queue.launch(triads_[chunk.device_index], {chunk.size()},
+                               {dualrt::bench::detail::triad_local_size},
+                               static_cast<std::uint32_t>(chunk.size()), s, a, b, out);
+        };
         TriadRun run;
         const auto begun = std::chrono::steady_clock::now();
-        run.report = pinned ? pipeline.run(dualrt::inputs(pinned_a, pinned_b),
-                                           dualrt::outputs(pinned_c), compute)
-                            : pipeline.run(dualrt::inputs(data.a, data.b),
-                                           dualrt::outputs(output), compute);
+        run.report = pinned_ ? pipeline_.run(dualrt::inputs(pinned_a_, pinned_b_),
+                                             dualrt::outputs(pinned_c_), compute)
+                             : pipeline_.run(dualrt::inputs(data_.a, data_.b),
+                                             dualrt::outputs(output_), compute);
         run.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                                 begun)
                           .count();
-        const std::string wrong = compare_triad(c, data);
+        const std::string wrong = compare_triad(c, data_);
         if (!wrong.empty())
             throw std::runtime_error("dualrt's triad (" + run.report.chunking +
                                      ") computed a wrong result: " + wrong);
-        const bool warm_up = r == 0 || (run.report.learning && extra_warmups > 0);
-        each_run.push_back("run " + std::to_string(run_number) + (warm_up ? " (untimed)" : "") +
-                           ": " + fixed(run.host_ms, 3) + " ms, " +
-                           std::to_string(run.report.chunks) + " chunks, " +
-                           run.report.chunking);
-        if (r > 0 && warm_up) {  // a learning run
-            --extra_warmups;
-            --r;
-            continue;
-        }
-        if (r > 0) runs.push_back(std::move(run));  // r == 0: untimed first run
+        return run;
     }
-    std::sort(runs.begin(), runs.end(),
-              [](const auto& x, const auto& y) { return x.host_ms < y.host_ms; });
-    TriadRun median = std::move(runs[runs.size() / 2]);
-    median.each_run = std::move(each_run);
-    return median;
+    // A line for `run` in each_run, "run N (untimed): MS ms, CHUNKS chunks, CHUNKING".
+    void note(const TriadRun& run, bool untimed) {
+        each_run_.push_back("run " + std::to_string(each_run_.size()) +
+                            (untimed ? " (untimed)" : "") + ": " + fixed(run.host_ms, 3) +
+                            " ms, " + std::to_string(run.report.chunks) + " chunks, " +
+                            run.report.chunking);
+    }
+
+    dualrt::Pipeline& pipeline_;
+    const TriadData& data_;
+    const bool pinned_;
+    std::vector<dualrt::Kernel> triads_;
+    std::vector<float> output_;
+    dualrt::HostBuffer<float> pinned_a_, pinned_b_, pinned_c_;
+    int extra_warmups_ = 2;
+    std::vector<TriadRun> runs_;
+    std::vector<std::string> each_run_;
+};
+
+}  // namespace
+
+TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinned,
+                   int repetitions) {
+    TriadRunner runner(pipeline, data, pinned);
+    runner.warm_up();
+    for (int r = 0; r < repetitions; ++r) runner.timed_run();
+    return runner.median();
+}
+
+std::pair<TriadRun, TriadRun> run_triads_interleaved(dualrt::Pipeline& first,
+                                                     dualrt::Pipeline& second,
+                                                     const TriadData& data, bool pinned,
+                                                     int repetitions) {
+    TriadRunner one(first, data, pinned), other(second, data, pinned);
+    one.warm_up();
+    other.warm_up();
+    // Turns about, each repetition starting with the one that went second before, so that
+    // neither always runs just after the other.
+    for (int r = 0; r < repetitions; ++r) {
+        TriadRunner& before = r % 2 == 0 ? one : other;
+        TriadRunner& after = r % 2 == 0 ? other : one;
+        before.timed_run();
+        after.timed_run();
+    }
+    return {one.median(), other.median()};
 }
 
 double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool pinned,
