@@ -207,8 +207,8 @@ TEST_CASE("pipeline events: auto whose timings say nothing learns three runs, th
     CHECK(test_contains(safe.chunking, "a safe plan"));
     CHECK(safe.predicted_ms == 0.0);
     for (std::size_t size : safe.chunk_sizes) CHECK(size == safe.chunk_sizes.front());
-    // 32 MiB in chunks of a 32nd, at least 1 MiB: 32 chunks.
-    CHECK(safe.chunks == 32);
+    // 32 MiB in chunks of a quarter, 1 to 16 MiB: 4 chunks.
+    CHECK(safe.chunks == 4);
     // Only what the credit of earlier runs pays for: at most one window of three chunks.
     CHECK(safe.timed_chunks <= 3);
     CHECK(backend->counts.records == 1 + lanes + 4 * safe.timed_chunks);

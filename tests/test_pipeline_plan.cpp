@@ -396,8 +396,9 @@ TEST_CASE("pipeline plan: learning runs time sizes far apart, then an unusable m
     CHECK(test_contains(safe.how, "a safe plan"));
     CHECK(test_contains(safe.how, "the timed copies do not grow"));
     CHECK(sum(safe.sizes) == request.count);
-    // Equal chunks of 1 to 16 MiB: here 8 MiB, a 32nd of the arrays.
-    for (std::size_t size : safe.sizes) CHECK(size == (std::size_t{8} << 20) / 4);
+    // Equal chunks of a quarter of the arrays within 1 to 16 MiB: here 16 MiB (a quarter is 64).
+    CHECK(safe.sizes.size() == 16);
+    for (std::size_t size : safe.sizes) CHECK(size == (std::size_t{16} << 20) / 4);
 
     // A run too short to pay for learning takes the safe plan at once.
     PlanRequest shorter = request;
@@ -409,7 +410,18 @@ TEST_CASE("pipeline plan: learning runs time sizes far apart, then an unusable m
     CHECK(!at_once.learning);
     CHECK(test_contains(at_once.how, "first run of this layout, a safe plan"));
     CHECK(test_contains(at_once.how, "too short"));
-    CHECK(at_once.sizes == std::vector<std::size_t>(16, (std::size_t{1} << 20) / 4));
+    // A quarter of 16 MiB arrays: 4 MiB chunks (a 32nd would have been 1 MiB, the least).
+    CHECK(at_once.sizes == std::vector<std::size_t>(4, (std::size_t{4} << 20) / 4));
+    // 12 MiB arrays: a quarter, 3 MiB.
+    shorter.count = std::size_t{3} << 20;
+    const PlanDecision small = choose_plan(dualrt::Chunking::automatic(), shorter, fresh, shape,
+                                           "test");
+    CHECK(small.sizes == std::vector<std::size_t>(4, (std::size_t{3} << 20) / 4));
+    // 2 MiB arrays: a quarter is under 1 MiB, the least a safe plan cuts: two chunks.
+    shorter.count = std::size_t{1} << 19;
+    const PlanDecision smaller = choose_plan(dualrt::Chunking::automatic(), shorter, fresh, shape,
+                                             "test");
+    CHECK(smaller.sizes == std::vector<std::size_t>(2, (std::size_t{1} << 20) / 4));
 }
 
 TEST_CASE("pipeline plan: learning is paid for only where it costs little of the run, and "

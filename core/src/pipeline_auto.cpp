@@ -27,6 +27,12 @@ constexpr std::size_t probe_fraction = 32;
 constexpr std::size_t probe_min_bytes = std::size_t{1} << 20;
 constexpr std::size_t probe_max_bytes = std::size_t{16} << 20;
 constexpr std::size_t probe_ramp = 3;
+// The safe plan's chunks: about a quarter of the arrays, within the first run's 1 to 16 MiB.
+// Where the planner has no model, the best fixed chunk size of the stream sample (c = a + s*b)
+// was 4 MiB on 16 MiB arrays and 16 MiB on 256 MiB ones, on CUDA and NVIDIA's OpenCL, H100 and
+// H200 alike (eight runs, session 14); a 32nd, the first run's body, gave 1 and 8 MiB, and auto
+// then reached 0.81-0.88 of the best on 16 MiB OpenCL streams, whose runs cannot pay to learn.
+constexpr std::size_t safe_fraction = 4;
 // The layout's last plan is kept while the model predicts it within this share of what it did.
 constexpr double replan_change = 0.01;
 // Without room for a shaped first plan, the arrays are cut into at most this many chunks.
@@ -37,7 +43,7 @@ constexpr std::size_t small_input_chunks = 8;
 // chunks of 64-96 KiB for a 256 MiB stencil, 15x slower than 64 chunks (docs/BENCHMARKS.md).
 constexpr std::size_t planned_min_bytes = std::size_t{1} << 20;
 // A layout learns (shaped plans, timed windows) for at most this many runs; while its model is
-// still unusable after them, runs take the safe plan: equal chunks of the first run's body size.
+// still unusable after them, runs take the safe plan (safe_fraction).
 constexpr std::size_t learning_runs = 3;
 // The learning runs' bodies, as multiples of the first run's: sizes that differ clearly from run
 // to run, so the fit sees more size classes than one run's ramps give (GPU run F: "the timed
@@ -82,11 +88,10 @@ PlanDecision fixed_plan(const Chunking& chunking, const PlanRequest& request,
     return plan;
 }
 
-// The first run's chunk body: about a 32nd of the arrays, within 1 to 16 MiB of the widest
-// array, in whole granules.
-std::size_t probe_body(const PlanRequest& request) {
-    return round_up(std::clamp(request.count / probe_fraction,
-                               probe_min_bytes / request.widest_elem,
+// A chunk body of about `1 / fraction` of the arrays, within 1 to 16 MiB of the widest array, in
+// whole granules: the first run's (a 32nd), or the safe plan's (a quarter).
+std::size_t body_of(const PlanRequest& request, std::size_t fraction) {
+    return round_up(std::clamp(request.count / fraction, probe_min_bytes / request.widest_elem,
                                probe_max_bytes / request.widest_elem),
                     request.granule);
 }
@@ -178,15 +183,19 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
         return plan;
     }
     // Halo included; within the largest chunk (several devices' runs allow smaller ones).
-    const std::size_t body =
-        std::min(std::max(probe_body(request), limits.smallest), limits.largest);
+    const auto within_limits = [&](std::size_t size) {
+        return std::min(std::max(size, limits.smallest), limits.largest);
+    };
+    const std::size_t body = within_limits(body_of(request, probe_fraction));
     if (model.runs >= learning_runs || !request.can_learn) {
         // The timings still tell nothing usable (a CPU device, a noisy clock), or timing would
-        // cost this run more than it is worth (a short one): equal chunks of the first run's
-        // body, 1 to 16 MiB, where fixed costs are small against the copies and fill and drain
-        // short. Sampled windows go on, as on any planned run, paid from the timing credit.
+        // cost this run more than it is worth (a short one): equal chunks of about a quarter of
+        // the arrays, 1 to 16 MiB, where fixed costs are small against the copies and fill and
+        // drain short. Sampled windows go on, as on any planned run, paid from the timing
+        // credit.
+        const std::size_t safe = within_limits(body_of(request, safe_fraction));
         plan.sizes = equal_sizes(request.count,
-                                 std::max<std::size_t>(1, (request.count + body / 2) / body),
+                                 std::max<std::size_t>(1, (request.count + safe / 2) / safe),
                                  granule);
         plan.how = std::string(model.runs == 0 ? "auto: first run of this layout, a safe plan, "
                                                : "auto: a safe plan, ") +
