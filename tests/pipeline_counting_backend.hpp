@@ -1,10 +1,14 @@
 // An in-process backend over host memory that counts what a Pipeline asks of it: timed events,
 // waits between queues, host waits and polls. Every command runs at once. For device-free tests
-// that a chunk costs only the enqueues and events its schedule needs.
+// that a chunk costs only the enqueues and events its schedule needs. Timed events read 0 ms
+// apart, unless the device is given Costs: then each command takes simulated time on its
+// engine (uploads, downloads and device work each have one, taking commands in order, as a
+// GPU's copy engines and compute units do), and timed events read that clock.
 #pragma once
 
 #include "backend/backend.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -22,6 +26,13 @@ struct RecordStall {
     std::chrono::milliseconds length{0};
 };
 
+// Simulated time per byte of each kind of command (0: none, the default).
+struct Costs {
+    double upload_ns_per_byte = 0.0;
+    double download_ns_per_byte = 0.0;
+    double device_ns_per_byte = 0.0;  // copies between device buffers (the tests' compute)
+};
+
 struct Counts {
     std::size_t records = 0;      // QueueImpl::record: timed events
     std::size_t marks = 0;        // QueueImpl::mark: untimed points for other queues
@@ -37,8 +48,8 @@ struct Counts {
 
 class Event final : public EventImpl {
 public:
-    Event(const DeviceImpl& device, Counts& counts, bool timed)
-        : device_(device), counts_(counts), timed_(timed) {}
+    Event(const DeviceImpl& device, Counts& counts, bool timed, double at_ms)
+        : device_(device), counts_(counts), timed_(timed), at_ms_(at_ms) {}
     const DeviceImpl& device() const override { return device_; }
     void wait() override {
         if (!timed_) ++counts_.host_waits;
@@ -48,13 +59,17 @@ public:
         return true;
     }
     bool timed() const override { return timed_; }
-    double elapsed_ms_since(EventImpl&) override { return 0.0; }
+    double elapsed_ms_since(EventImpl& start) override {
+        return at_ms_ - static_cast<Event&>(start).at_ms_;
+    }
     dualrt::NativeHandle native_handle() const override { return 0; }
+    double at_ms() const { return at_ms_; }
 
 private:
     const DeviceImpl& device_;
     Counts& counts_;
     bool timed_;
+    double at_ms_;  // simulated time of its point
 };
 
 class Buffer final : public BufferImpl {
@@ -83,57 +98,75 @@ private:
     std::vector<unsigned char> data_;
 };
 
+// The simulated clocks of a device's engines: uploads, downloads, device work.
+struct Engines {
+    double busy_until_ms[3] = {};
+};
+
 class Queue final : public QueueImpl {
 public:
-    Queue(const DeviceImpl& device, Counts& counts, const RecordStall& stall)
-        : device_(device), counts_(counts), stall_(stall) {}
+    Queue(const DeviceImpl& device, Counts& counts, const RecordStall& stall, const Costs& costs,
+          Engines& engines)
+        : device_(device), counts_(counts), stall_(stall), costs_(costs), engines_(engines) {}
     const DeviceImpl& device() const override { return device_; }
     EventPtr copy_to_device(BufferImpl& dst, std::size_t offset, const void* src,
                             std::size_t bytes, dualrt::Sync) override {
         ++counts_.uploads;
         std::memcpy(ours(dst).data() + offset, src, bytes);
-        return enqueued(false);
+        return enqueued(false, run_on(0, costs_.upload_ns_per_byte * double(bytes)));
     }
     EventPtr copy_to_host(void* dst, BufferImpl& src, std::size_t offset, std::size_t bytes,
                           dualrt::Sync) override {
         ++counts_.downloads;
         std::memcpy(dst, ours(src).data() + offset, bytes);
-        return enqueued(false);
+        return enqueued(false, run_on(1, costs_.download_ns_per_byte * double(bytes)));
     }
     EventPtr copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
                          std::size_t src_offset, std::size_t bytes, dualrt::Sync) override {
         ++counts_.device_copies;
         std::memcpy(ours(dst).data() + dst_offset, ours(src).data() + src_offset, bytes);
-        return enqueued(false);
+        return enqueued(false, run_on(2, costs_.device_ns_per_byte * double(bytes)));
     }
     EventPtr fill(BufferImpl&, std::size_t, std::size_t, const void*, std::size_t,
                   dualrt::Sync) override {
-        return enqueued(false);
+        return enqueued(false, run_on(2, 0.0));
     }
     EventPtr launch(KernelImpl&, const LaunchGeometry&, KernelArgs) override {
-        return enqueued(false);
+        return enqueued(false, run_on(2, 0.0));
     }
     EventPtr record() override {
         if (++counts_.records == stall_.at_record) std::this_thread::sleep_for(stall_.length);
-        return enqueued(true);
+        return enqueued(true, queue_ms_);
     }
     EventPtr mark() override {
         ++counts_.marks;
-        return event(false);
+        return event(false, queue_ms_);
     }
-    void wait_for(EventImpl&) override { ++counts_.queue_waits; }
+    void wait_for(EventImpl& event) override {
+        ++counts_.queue_waits;
+        queue_ms_ = std::max(queue_ms_, static_cast<Event&>(event).at_ms());
+    }
     void finish() override {}
     void submit() override { ++counts_.submits; }
     dualrt::NativeHandle native_handle() const override { return 0; }
 
 private:
     static Buffer& ours(BufferImpl& buffer) { return static_cast<Buffer&>(buffer); }
-    EventPtr event(bool timed) { return std::make_shared<Event>(device_, counts_, timed); }
+    EventPtr event(bool timed, double at_ms) {
+        return std::make_shared<Event>(device_, counts_, timed, at_ms);
+    }
+    // Runs a command of `ns` on `engine` after the queue's and the engine's earlier work; its end.
+    double run_on(std::size_t engine, double ns) {
+        double& engine_ms = engines_.busy_until_ms[engine];
+        queue_ms_ = std::max(queue_ms_, engine_ms) + ns * 1e-6;
+        engine_ms = queue_ms_;
+        return queue_ms_;
+    }
     // A command's event, counting whether the previous command's was still held. A timed event
     // (record) is recorded when made, as in the real backends: holding it costs nothing later.
-    EventPtr enqueued(bool timed) {
+    EventPtr enqueued(bool timed, double at_ms) {
         if (!last_.expired()) ++counts_.held_across;
-        EventPtr made = event(timed);
+        EventPtr made = event(timed, at_ms);
         last_.reset();
         if (!timed) last_ = made;
         return made;
@@ -141,7 +174,10 @@ private:
     const DeviceImpl& device_;
     Counts& counts_;
     const RecordStall& stall_;
+    const Costs& costs_;
+    Engines& engines_;
     std::weak_ptr<EventImpl> last_;  // the last command's event
+    double queue_ms_ = 0.0;          // simulated end of the queue's last command
 };
 
 // Outlives everything made from it (the test holds it for the whole case).
@@ -159,7 +195,7 @@ public:
         return nullptr;
     }
     std::shared_ptr<QueueImpl> create_queue(bool) override {
-        return std::make_shared<Queue>(*this, counts, stall);
+        return std::make_shared<Queue>(*this, counts, stall, costs, engines);
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override { return nullptr; }
     std::vector<std::string> load_source(const std::string&, const std::string&) override {
@@ -170,6 +206,8 @@ public:
 
     Counts counts;
     RecordStall stall;
+    Costs costs;
+    Engines engines;
 
 private:
     dualrt::DeviceInfo info_;

@@ -2,6 +2,7 @@
 // stage model's fit, the simulated time of a plan and the plan automatic chunking picks from it.
 #include "pipeline_auto.hpp"
 #include "pipeline_dispatch.hpp"
+#include "pipeline_lanes.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_plan.hpp"
 #include "pipeline_simulate.hpp"
@@ -525,4 +526,44 @@ TEST_CASE("pipeline plan: with fixed chunks, the choice between every device and
     CHECK(mix.fastest_alone());
     mix.learn(true, 80.0, false);
     CHECK_FALSE(mix.fastest_alone());  // together was faster
+}
+
+namespace {
+
+// Timed stages of `chunks` consecutive chunks, each stage of the given ms, all timed in order.
+ResolvedTiming timed_stages(std::size_t chunks, double upload, double compute, double download,
+                            bool in_order = true) {
+    ResolvedTiming timing;
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+        for (const auto& [stage, ms] : {std::pair{upload_stage, upload},
+                                        {compute_stage, compute}, {download_stage, download}})
+            timing.durations.push_back(StageDuration{chunk, stage, ms, true, in_order});
+    return timing;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline plan: two lanes where one stage takes most of a chunk's time, all of them "
+          "where the stages are balanced") {
+    // c = a + s*b: two inputs up, one down, a short compute: the upload is 2/3 of the stages.
+    const LaneChoice stream = choose_lanes(timed_stages(5, 0.038, 0.004, 0.019));
+    CHECK(stream.known);
+    CHECK(stream.lanes == 2);
+    CHECK(stream.busiest_share == doctest::Approx(0.038 / 0.061));
+    // A long compute is the busiest stage just as well.
+    CHECK(choose_lanes(timed_stages(5, 0.01, 0.05, 0.01)).lanes == 2);
+    // Balanced stages need three lanes or more: all of them.
+    const LaneChoice balanced = choose_lanes(timed_stages(5, 0.02, 0.02, 0.02));
+    CHECK(balanced.known);
+    CHECK(balanced.lanes == 0);
+    // Just under the threshold (the busiest at 55%): all lanes.
+    CHECK(choose_lanes(timed_stages(5, 0.055, 0.025, 0.02)).lanes == 0);
+    // Too few chunks timed whole, or spans of a device that runs its queues side by side: not
+    // known, so the runs keep what they had.
+    CHECK_FALSE(choose_lanes(timed_stages(2, 0.038, 0.004, 0.019)).known);
+    CHECK_FALSE(choose_lanes(timed_stages(5, 0.038, 0.004, 0.019, false)).known);
+    ResolvedTiming partial = timed_stages(5, 0.038, 0.004, 0.019);
+    partial.durations.erase(partial.durations.begin() + 1);  // chunk 0 without its compute
+    CHECK(choose_lanes(partial).known);                     // four whole chunks still
+    CHECK(describe_lanes(2, 4, 0.62).find("on 2 of 4 lanes") == 0);
 }

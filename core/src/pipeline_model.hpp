@@ -88,6 +88,10 @@ struct LayoutModel {
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
     CachedPlan plan;
+    // Lanes the next run uses (pipeline_lanes.hpp): 2, or 0 for all; with the busiest stage's
+    // share of the timed stages that chose it.
+    std::size_t lanes = 0;
+    double busiest_share = 0.0;
     // Whether the samples can tell fixed from per-element costs for every stage, the fits follow
     // them, and the copies grow with the chunk: automatic chunking plans from the model only
     // then.

@@ -2,6 +2,7 @@
 
 #include "pipeline_auto.hpp"
 #include "pipeline_checks.hpp"
+#include "pipeline_lanes.hpp"
 #include "pipeline_report.hpp"
 
 #include <algorithm>
@@ -102,7 +103,16 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
         for (const auto& array : *side) bytes += arrays.count * array.elem_size;
     request.can_learn = options.timing == PipelineTiming::every_chunk ||
                         learning_affordable(bytes, record_ms);
-    ScheduleShape shape{mode, depth, 0};
+    // Lanes: as many as the timed stages of the layout's last informative run asked for
+    // (pipeline_lanes.hpp), where the depth is the library's choice; a depth the caller set is
+    // kept as set.
+    const bool adapt_lanes = mode == PipelineMode::lanes && options.depth == 0;
+    const std::size_t lanes =
+        adapt_lanes && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
+    const double lanes_share = model.busiest_share;  // what chose them, for the report
+    facts.queues = std::min(lanes, facts.queues);
+    facts.depth = lanes;
+    ScheduleShape shape{mode, lanes, 0};
     for (const auto& array : arrays.inputs)
         if (!array.pinned) shape.staging_slots = staging_slots();
     request.staged = any_staged(arrays);
@@ -123,8 +133,17 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
         extents.size(), options.timing, plan.learning || (first_of_layout && fixed), model.runs,
         record_ms, model.timing_credit_ms);
     RunTiming timing(std::move(timed), mode);
-    ChunkScheduler scheduler(queues, slots, input_staging, output_staging, staging_slots(),
-                             arrays, timing, compute);
+    // Fewer lanes: the first queues and device buffers alone (every one stays allocated, for
+    // runs that take them all again).
+    PipelineQueues fewer_queues;
+    DeviceSlots fewer_slots;
+    if (lanes < depth) {
+        fewer_queues = queues.first(lanes);
+        fewer_slots = slots.first(lanes);
+    }
+    ChunkScheduler scheduler(lanes < depth ? fewer_queues : queues,
+                             lanes < depth ? fewer_slots : slots, input_staging, output_staging,
+                             staging_slots(), arrays, timing, compute);
     scheduler.run(extents);
 
     // What the run teaches the layout's model.
@@ -133,11 +152,19 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     if (timing.records() > 0)
         record_ms = 0.7 * record_ms + 0.3 * timing.typical_record_ms();
     ++model.runs;
+    if (adapt_lanes) {
+        const LaneChoice next = choose_lanes(resolved);
+        if (next.known) {
+            model.lanes = next.lanes;
+            model.busiest_share = next.busiest_share;
+        }
+    }
 
     facts.device_bytes = slots.device_bytes();
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
+    if (lanes < depth) facts.chunking += ", " + describe_lanes(lanes, depth, lanes_share);
     facts.learning = plan.learning;
     facts.predicted_ms = plan.predicted_ms;
     std::size_t samples = 0;

@@ -13,6 +13,7 @@
 #include "pipeline_slots.hpp"
 #include "pipeline_timing.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -33,6 +34,13 @@ struct PipelineQueues {
     }
     void finish_all();             // blocks until every queue is idle
     void drain_quietly() noexcept;  // the same, swallowing errors (an error is on its way out)
+    // The first `n` queues alone (the same queues): for a run on fewer lanes.
+    PipelineQueues first(std::size_t n) const {
+        PipelineQueues fewer;
+        fewer.mode = mode;
+        fewer.queues.assign(queues.begin(), queues.begin() + std::min(n, queues.size()));
+        return fewer;
+    }
 
 private:
     Queue& lane(std::size_t i) { return queues[i % queues.size()]; }

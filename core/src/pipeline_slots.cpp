@@ -18,6 +18,16 @@ bool covers(const std::vector<std::size_t>& have, const std::vector<std::size_t>
 
 }  // namespace
 
+DeviceSlots DeviceSlots::first(std::size_t n) const {
+    DeviceSlots fewer;
+    fewer.slots_.assign(slots_.begin(), slots_.begin() + std::min(n, slots_.size()));
+    fewer.input_bytes_ = input_bytes_;
+    fewer.output_bytes_ = output_bytes_;
+    fewer.in_place_ = in_place_;
+    fewer.device_bytes_ = device_bytes_;
+    return fewer;
+}
+
 void DeviceSlots::ensure(const Device& device, std::size_t depth,
                          const std::vector<std::size_t>& input_bytes,
                          const std::vector<std::size_t>& output_bytes, bool in_place) {

@@ -29,6 +29,8 @@ public:
                 const std::vector<std::size_t>& output_bytes, bool in_place);
     const DeviceSlot& operator[](std::size_t i) const { return slots_[i]; }
     std::size_t size() const { return slots_.size(); }
+    // The first `n` slots alone, views of the same buffers: for a run on fewer lanes.
+    DeviceSlots first(std::size_t n) const;
     std::size_t device_bytes() const { return device_bytes_; }  // held on the device, all slots
 
 private:

@@ -68,7 +68,9 @@ struct PipelineOptions {
     Chunking chunking = Chunking::automatic();    ///< how the arrays are cut into chunks
     /// Chunks in flight on the device, each with its own device buffers: device memory use is
     /// depth x chunk, whatever the arrays' size. With lanes it is also the number of queues.
-    /// 0: 4 for lanes and three queues, 2 for two queues.
+    /// 0: 4 for lanes and three queues, 2 for two queues; with lanes a run then uses 2 of the 4
+    /// where the layout's timed stages show one engine busy most of a chunk's time (the report's
+    /// `chunking` says so). A depth set here is used as set.
     std::size_t depth = 0;
     /// Output k is written into the device buffer of input k (input == output in the Chunk):
     /// needs as many output arrays as input arrays, of the same element sizes, and no halo.

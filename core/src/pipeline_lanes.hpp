@@ -1,0 +1,33 @@
+// How many of its lanes a one-device Pipeline's run uses. Each lane is a queue that runs its
+// chunks' upload, compute and download in order, so two lanes already keep the busiest engine
+// busy whenever the other two stages of a chunk take no longer than that one: while one lane
+// computes and downloads, the other uploads. More lanes then only put more copies on the copy
+// engines at once, which NVIDIA's GPUs move slower: c = a + s*b over 256 MiB in 1 and 4 MiB
+// chunks ran at 0.90-0.93 of native with four lanes and 1.00-1.02 with two (H100, CUDA, GPU run
+// X3, session 14). Balanced stages need three lanes or more, and keep them all. Internal.
+#pragma once
+
+#include "pipeline_timing.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace dualrt::detail {
+
+// What the timed stages of a run say about the lanes the next run of the layout needs.
+struct LaneChoice {
+    bool known = false;      // enough chunks had all three stages timed in order
+    std::size_t lanes = 0;   // 2, or 0 for all of the Pipeline's lanes
+    double busiest_share = 0.0;  // the busiest stage's share of a chunk's three stages
+};
+
+// Two lanes where the busiest stage takes at least two_lane_share of the timed chunks' stage
+// time (summed over the chunks whose three stages were all timed in order, at least three), all
+// lanes otherwise; not known with fewer such chunks (a CPU device runs queues side by side, and
+// its spans say little of any one stage).
+LaneChoice choose_lanes(const ResolvedTiming& timing);
+
+// "on 2 of 4 lanes (...)": why a run used fewer lanes than the Pipeline has, for its report.
+std::string describe_lanes(std::size_t used, std::size_t lanes, double busiest_share);
+
+}  // namespace dualrt::detail
