@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
                      0xffffffffLL);
     args.add_integer("pipeline-depth", "N",
                      "chunks in flight of the Pipeline variants (PipelineOptions::depth; with "
-                     "lanes, their queues too; 0: the library's default, 4)",
+                     "lanes, their queues too; 0: the library's choice, 4 lanes, or 2 where the "
+                     "timed stages show one engine busy most of a chunk's time)",
                      0, 0, 16);
     if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
     Plan plan;
