@@ -5,7 +5,10 @@
 //   events kept    the same with every Event kept in a vector: what holding events costs; on
 //                  a queue with timing (the default) and on one without (QueueOptions::timing)
 //   round trip     one launch and Event::wait(); median of many
-// Ratios are dualrt / native time (above 1: dualrt is slower).
+// Ratios are dualrt / native time (above 1: dualrt is slower). dualrt and native take turns, one
+// round of each burst kind at a time, so that both meet the machine in the same state: measured
+// one after the other, the same build's ratios moved by up to 40% between GPU machines (session
+// 14), more than any change to the code between them.
 #include "args.hpp"
 #include "csv.hpp"
 #include "native_baseline.hpp"
@@ -129,15 +132,40 @@ int run(const dualrt::samples::Args& args) {
               << "native baseline: " << native->describe() << "\n"
               << "kernel 'empty', " << dualrt::bench::empty_global_size << " work-item; bursts of "
               << launches << " launches, median of " << repetitions << " bursts; round trips: "
-              << "median of " << repetitions << " x "
-              << std::min(launches, dualrt::bench::max_round_trips_per_repetition) << "\n\n";
+              << "median of " << repetitions << " medians of "
+              << std::min(launches, dualrt::bench::max_round_trips_per_repetition)
+              << "; dualrt and native in turns, a burst of each kind per round\n\n";
 
-    dualrt::samples::Progress progress(args.progress_mode(), 2);
-    progress.step("dualrt launches");
-    const LibraryCost library = measure_library(device, launches, repetitions);
-    progress.step("native launches");
-    const dualrt::bench::LaunchCost plain = native->launch_cost(launches, repetitions);
+    // Rounds of one burst (one set of round trips) each, dualrt and native in turns, the order
+    // swapped every round; every figure is the median over the rounds.
+    dualrt::samples::Progress progress(args.progress_mode(), repetitions);
+    std::vector<LibraryCost> mine;
+    std::vector<dualrt::bench::LaunchCost> theirs;
+    for (int round = 0; round < repetitions; ++round) {
+        progress.step("round " + std::to_string(round + 1));
+        if (round % 2 == 0) mine.push_back(measure_library(device, launches, 1));
+        theirs.push_back(native->launch_cost(launches, 1));
+        if (round % 2 == 1) mine.push_back(measure_library(device, launches, 1));
+    }
     progress.clear();
+    const auto median_of = [](const auto& rounds, auto field) {
+        std::vector<double> values;
+        for (const auto& round : rounds) values.push_back(round.*field);
+        return dualrt::bench::detail::median(std::move(values));
+    };
+    LibraryCost library;
+    for (auto field : {&LibraryCost::enqueue_us, &LibraryCost::enqueue_kept_us,
+                       &LibraryCost::enqueue_kept_untimed_us, &LibraryCost::round_trip_us,
+                       &LibraryCost::whole_buffer_us, &LibraryCost::view_us})
+        library.*field = median_of(mine, field);
+    dualrt::bench::LaunchCost plain;
+    for (auto field : {&dualrt::bench::LaunchCost::enqueue_us,
+                       &dualrt::bench::LaunchCost::round_trip_us,
+                       &dualrt::bench::LaunchCost::profiling_enqueue_us,
+                       &dualrt::bench::LaunchCost::profiling_round_trip_us,
+                       &dualrt::bench::LaunchCost::kept_enqueue_us,
+                       &dualrt::bench::LaunchCost::profiling_kept_enqueue_us})
+        plain.*field = median_of(theirs, field);
 
     dualrt::samples::Table table({"measure", "dualrt us", "native us", "dualrt/native",
                                   "native queue"});
