@@ -138,14 +138,20 @@ int run(const dualrt::samples::Args& args) {
 
     // Rounds of one burst (one set of round trips) each, dualrt and native in turns, the order
     // swapped every round; every figure is the median over the rounds.
-    dualrt::samples::Progress progress(args.progress_mode(), repetitions);
+    dualrt::samples::Progress progress(args.progress_mode(), 2 * std::size_t(repetitions));
     std::vector<LibraryCost> mine;
     std::vector<dualrt::bench::LaunchCost> theirs;
     for (int round = 0; round < repetitions; ++round) {
-        progress.step("round " + std::to_string(round + 1));
-        if (round % 2 == 0) mine.push_back(measure_library(device, launches, 1));
+        const std::string of =
+            " (round " + std::to_string(round + 1) + " of " + std::to_string(repetitions) + ")";
+        const auto dualrt_round = [&] {
+            progress.step("dualrt launches" + of);
+            mine.push_back(measure_library(device, launches, 1));
+        };
+        if (round % 2 == 0) dualrt_round();
+        progress.step("native launches" + of);
         theirs.push_back(native->launch_cost(launches, 1));
-        if (round % 2 == 1) mine.push_back(measure_library(device, launches, 1));
+        if (round % 2 == 1) dualrt_round();
     }
     progress.clear();
     const auto median_of = [](const auto& rounds, auto field) {
