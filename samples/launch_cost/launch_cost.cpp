@@ -139,18 +139,18 @@ int run(const dualrt::samples::Args& args) {
     // Rounds of one burst (one set of round trips) each, dualrt and native in turns, the order
     // swapped every round; every figure is the median over the rounds.
     dualrt::samples::Progress progress(args.progress_mode(), 2 * std::size_t(repetitions));
-    std::vector<LibraryCost> mine;
-    std::vector<dualrt::bench::LaunchCost> theirs;
+    std::vector<LibraryCost> dualrt_rounds;
+    std::vector<dualrt::bench::LaunchCost> native_rounds;
     for (int round = 0; round < repetitions; ++round) {
         const std::string of =
             " (round " + std::to_string(round + 1) + " of " + std::to_string(repetitions) + ")";
         const auto dualrt_round = [&] {
             progress.step("dualrt launches" + of);
-            mine.push_back(measure_library(device, launches, 1));
+            dualrt_rounds.push_back(measure_library(device, launches, 1));
         };
         if (round % 2 == 0) dualrt_round();
         progress.step("native launches" + of);
-        theirs.push_back(native->launch_cost(launches, 1));
+        native_rounds.push_back(native->launch_cost(launches, 1));
         if (round % 2 == 1) dualrt_round();
     }
     progress.clear();
@@ -163,7 +163,7 @@ int run(const dualrt::samples::Args& args) {
     for (auto field : {&LibraryCost::enqueue_us, &LibraryCost::enqueue_kept_us,
                        &LibraryCost::enqueue_kept_untimed_us, &LibraryCost::round_trip_us,
                        &LibraryCost::whole_buffer_us, &LibraryCost::view_us})
-        library.*field = median_of(mine, field);
+        library.*field = median_of(dualrt_rounds, field);
     dualrt::bench::LaunchCost plain;
     for (auto field : {&dualrt::bench::LaunchCost::enqueue_us,
                        &dualrt::bench::LaunchCost::round_trip_us,
@@ -171,7 +171,7 @@ int run(const dualrt::samples::Args& args) {
                        &dualrt::bench::LaunchCost::profiling_round_trip_us,
                        &dualrt::bench::LaunchCost::kept_enqueue_us,
                        &dualrt::bench::LaunchCost::profiling_kept_enqueue_us})
-        plain.*field = median_of(theirs, field);
+        plain.*field = median_of(native_rounds, field);
 
     dualrt::samples::Table table({"measure", "dualrt us", "native us", "dualrt/native",
                                   "native queue"});
