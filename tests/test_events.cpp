@@ -226,7 +226,8 @@ TEST_CASE("events: queues without timing order work through their events and rec
     using dualrt::Errc;
     using dualrt::Event;
     const Event start = qa.record(), end = qa.record();
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "QueueOptions::timing", Event::elapsed_ms(start, end));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "QueueOptions::timing",
+                       Event::elapsed_ms(start, end));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "QueueOptions::timing",
                        Event::elapsed_ms(timed.record(), end));
     // A queue with timing still times.

@@ -296,6 +296,15 @@ TEST_CASE("pipeline events: over several devices, a run on the fastest alone is 
 
 namespace {
 
+// Engine costs for the counting device, in ns per byte.
+test::counting::Costs engine_costs(double upload, double download, double device) {
+    test::counting::Costs costs;
+    costs.upload_ns_per_byte = upload;
+    costs.download_ns_per_byte = download;
+    costs.device_ns_per_byte = device;
+    return costs;
+}
+
 struct LaneRuns {
     std::vector<dualrt::PipelineReport> reports;
     bool correct = true;
@@ -336,10 +345,7 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
           "most of a chunk, and all of them otherwise") {
     // Uploads of two inputs at 2 ns a byte against downloads at 0.5 and a quick compute: the
     // upload engine is the busiest, at well over half of a chunk's stage time.
-    test::counting::Costs uploads_bound;
-    uploads_bound.upload_ns_per_byte = 2.0;
-    uploads_bound.download_ns_per_byte = 0.5;
-    uploads_bound.device_ns_per_byte = 0.1;
+    const test::counting::Costs uploads_bound = engine_costs(2.0, 0.5, 0.1);
     const LaneRuns bound = lane_runs(uploads_bound, 0, 3);
     CHECK(bound.correct);
     // The first run times its windows on all four lanes; the next ones use two.
@@ -351,11 +357,7 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
     CHECK(bound.reports[2].queues == 2);
 
     // Balanced stages keep all four.
-    test::counting::Costs balanced;
-    balanced.upload_ns_per_byte = 1.0;
-    balanced.download_ns_per_byte = 1.0;
-    balanced.device_ns_per_byte = 1.0;
-    const LaneRuns even = lane_runs(balanced, 0, 3);
+    const LaneRuns even = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3);
     CHECK(even.correct);
     for (const auto& report : even.reports) CHECK(report.queues == 4);
 

@@ -7,22 +7,22 @@
 
 namespace dualrt::cuda {
 
+// Lets ScopedContext leave `primary`, a device's primary context, bound to threads that had no
+// context current. Thread-safe.
+void allow_binding(CUcontext primary);
+
 // Makes `context` current for the scope:
 // - already current (the common case: one device per thread): one cuCtxGetCurrent, nothing more;
 // - no context current on the thread, and `context` a primary context (allow_binding): binds it
 //   and leaves it bound (cuCtxSetCurrent), as the CUDA runtime binds a primary context on its
 //   first call, so that the thread's next calls cost one cuCtxGetCurrent instead of a push and a
 //   pop each (dualrt's launch cost 3.13 us against 2.75 native on an H100 with a push and a pop
-//   per call: launch_cost, GPU run Y1). A primary context's handle outlives its releases, so a
+//   per call: launch_cost, GPU run X1). A primary context's handle outlives its releases, so a
 //   bound one never dangles; a context the application made (wrap_device) may be destroyed, so
 //   it is never left bound;
 // - another context current (the application's own, or another device's): pushes `context` and
 //   pops it again at the end of the scope, restoring what the application had current.
 // Not copyable; use on the stack.
-// Lets ScopedContext leave `primary`, a device's primary context, bound to threads that had no
-// context current. Thread-safe.
-void allow_binding(CUcontext primary);
-
 class ScopedContext {
 public:
     struct NoThrow {};
