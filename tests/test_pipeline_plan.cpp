@@ -342,8 +342,8 @@ TEST_CASE("pipeline plan: a large fixed cost per chunk makes fewer, bigger chunk
     const std::size_t floor = fixed_cost_floor(costly.fit(), shape.mode);
     CHECK(floor == doctest::Approx(0.600 / (0.5 * 0.145e-6)).epsilon(0.01));
     for (std::size_t size : few.sizes) CHECK(size >= floor);
-    // A model with hardly any fixed cost (the kernel's 4 us) still keeps chunks of 1 MiB and
-    // more: timings that miss the fixed costs must not talk auto into tiny chunks.
+    // A model with hardly any fixed cost (the kernel's 4 us) still keeps chunks of 4 MiB and
+    // more: timings that miss the fixed costs must not talk auto into small chunks.
     LayoutModel free = learned(0.0, 0.0);
     REQUIRE(free.can_plan());
     CHECK(fixed_cost_floor(free.fit(), shape.mode) < (std::size_t{1} << 20) / 4);
@@ -352,7 +352,16 @@ TEST_CASE("pipeline plan: a large fixed cost per chunk makes fewer, bigger chunk
     CHECK(fixed_cost_floor(nothing_fixed, shape.mode) == 0);
     const PlanDecision unbounded =
         choose_plan(dualrt::Chunking::automatic(), request, free, shape, "test");
-    for (std::size_t size : unbounded.sizes) CHECK(size >= (std::size_t{1} << 20) / 4);
+    for (std::size_t size : unbounded.sizes) CHECK(size >= (std::size_t{4} << 20) / 4);
+    // Arrays too small for four such chunks are cut into four (16 MiB arrays: 4 MiB chunks).
+    PlanRequest small = request;
+    small.count = std::size_t{4} << 20;
+    free.plan = CachedPlan{};
+    const PlanDecision quarters =
+        choose_plan(dualrt::Chunking::automatic(), small, free, shape, "test");
+    CAPTURE(quarters.how);
+    CHECK(sum(quarters.sizes) == small.count);
+    for (std::size_t size : quarters.sizes) CHECK(size >= small.count / 4);
 }
 
 TEST_CASE("pipeline plan: learning runs time sizes far apart, then an unusable model gives a "
@@ -468,10 +477,27 @@ TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small 
     PlanRequest two = request;
     two.devices = 2;
     const PlanDecision together = choose_plan(automatic, two, model, shape, "test");
+    CAPTURE(together.how);
     CHECK(sum(together.sizes) == request.count);
     const std::size_t cap = request.count / (2 * 32);
     for (std::size_t size : together.sizes) CHECK(size <= cap);
     CHECK(together.sizes.size() >= 64);
+    // Chunks of about the cap, whatever the one-device model prefers, ending in three halvings, so
+    // that the last device to finish ends a small chunk after the other.
+    CHECK(together.sizes.front() * 20 >= cap * 19);
+    REQUIRE(together.sizes.size() > 3);
+    const std::size_t n = together.sizes.size();
+    CHECK(together.sizes[n - 3] == cap / 2);
+    CHECK(together.sizes[n - 2] == cap / 4);
+    CHECK(together.sizes[n - 1] == cap / 8);
+    CHECK(test_contains(together.how, "dealt to 2 devices"));
+    CHECK(together.predicted_ms > 0.0);
+    // A model that finds no fixed cost (it would cut chunks as small as it may): the same plan.
+    StageModels free_truth = truth;
+    for (auto& stage : free_truth.stage) stage.fixed_ms = 0.0;
+    LayoutModel free = sampled_model(free_truth, {262144.0, 1048576.0, 4194304.0, 16777216.0}, 3);
+    REQUIRE(free.can_plan());
+    CHECK(choose_plan(automatic, two, free, shape, "test").sizes == together.sizes);
     // Alone the plan had larger chunks; after the capped plan, alone is planned again.
     REQUIRE(alone_largest > cap);
     const PlanDecision alone_again = choose_plan(automatic, request, model, shape, "test");

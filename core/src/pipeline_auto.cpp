@@ -38,10 +38,15 @@ constexpr double replan_change = 0.01;
 // Without room for a shaped first plan, the arrays are cut into at most this many chunks.
 constexpr std::size_t small_input_chunks = 8;
 // The smallest chunk a plan from the stage model may use, in bytes of the widest array (arrays
-// too small for 8 such chunks excepted). A model fitted from noisy timings must not talk auto
-// into tiny chunks: on NVIDIA's OpenCL (H200) a fit without fixed host cost once planned 3442
-// chunks of 64-96 KiB for a 256 MiB stencil, 15x slower than 64 chunks (docs/BENCHMARKS.md).
-constexpr std::size_t planned_min_bytes = std::size_t{1} << 20;
+// too small for safe_fraction such chunks are cut into that many). A model fitted from timed
+// spans must not talk auto into small chunks: the spans miss part of a chunk's fixed cost (on a
+// GPU the copies of several lanes share the DMA engines, so a fit can find no fixed cost at
+// all). On NVIDIA's OpenCL (H200) such a fit once planned 3442 chunks of 64-96 KiB for a 256 MiB
+// stencil, 15x slower than 64 chunks; with a floor of 1 MiB, CUDA fits planned 861 chunks of
+// 2.4 MiB for a 2 GiB pinned triad on one H200, 95.0 ms against 82.6 ms with 35 chunks, and the
+// hand-written stream itself moves 1 MiB blocks at 0.87-0.88 of its 4 MiB rate on both backends
+// (session 15, docs/BENCHMARKS.md).
+constexpr std::size_t planned_min_bytes = std::size_t{4} << 20;
 // A layout learns (shaped plans, timed windows) for at most this many runs; while its model is
 // still unusable after them, runs take the safe plan (safe_fraction).
 constexpr std::size_t learning_runs = 3;
@@ -52,10 +57,16 @@ constexpr double learning_body_scale[learning_runs] = {1.0, 4.0, 0.25};
 // Over several devices a run ends when the last device does, up to about one chunk after the
 // others: chunks of at most 1/(devices x this) of the arrays keep that to a few percent of the
 // run (17 chunks of ~120 MiB dealt to two H100s ran at 1.5x one; GPU run W3). Not below
-// planned_min_bytes, where fixed costs would take over.
+// dealt_min_bytes.
 constexpr std::size_t min_chunks_per_device = 32;
+// The least chunk of a run dealt to several devices, in bytes of the widest array: smaller arrays
+// are cut into fewer chunks than min_chunks_per_device a device.
+constexpr std::size_t dealt_min_bytes = std::size_t{1} << 20;
 // Per-chunk fixed costs may be at most this share of a planned chunk's busiest stage.
 constexpr double max_fixed_share = 0.5;
+// A plan dealt to several devices ends in this many halvings of its chunks, so that the device
+// that finishes last ends at most a small chunk after the others.
+constexpr std::size_t dealt_tail = 3;
 
 std::size_t round_up(std::size_t value, std::size_t granule) {
     return (value + granule - 1) / granule * granule;
@@ -94,6 +105,25 @@ std::size_t body_of(const PlanRequest& request, std::size_t fraction) {
     return round_up(std::clamp(request.count / fraction, probe_min_bytes / request.widest_elem,
                                probe_max_bytes / request.widest_elem),
                     request.granule);
+}
+
+// A plan dealt to several devices: chunks of the largest size their cap allows (a
+// 1/(devices x min_chunks_per_device) of the arrays), ending in dealt_tail halvings. The stage
+// model is fitted from one device's runs and sees neither the dealing nor the devices slowing
+// each other: with the model's choice of 1722 chunks of 1.2 MiB two H200s ran a 2 GiB pinned
+// triad at 1.34-1.54x one, against 1.74x with 64 chunks of 32 MiB (session 15 against session
+// 14, docs/BENCHMARKS.md).
+std::vector<std::size_t> dealt_sizes(const PlanRequest& request, const PlanLimits& limits) {
+    const std::size_t floor =
+        std::max(limits.smallest, round_up(dealt_min_bytes / request.widest_elem, request.granule));
+    std::vector<std::size_t> sizes = shaped_sizes(request.count, limits.largest, 0, dealt_tail,
+                                                  request.granule, std::min(floor, limits.largest));
+    if (sizes.empty())
+        sizes = equal_sizes(request.count,
+                            std::max<std::size_t>(1, (request.count + limits.largest - 1) /
+                                                         limits.largest),
+                            request.granule);
+    return sizes;
 }
 
 }  // namespace
@@ -137,12 +167,22 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
     if (request.devices > 1) {
         const std::size_t share =
             request.count / (request.devices * min_chunks_per_device) / granule * granule;
-        const std::size_t floor = round_up(planned_min_bytes / request.widest_elem, granule);
+        const std::size_t floor = round_up(dealt_min_bytes / request.widest_elem, granule);
         limits.largest =
             std::max(limits.smallest, std::min(limits.largest, std::max(share, floor)));
     }
 
     PlanDecision plan;
+    const bool learning = !model.can_plan() && model.runs < learning_runs && request.can_learn;
+    if (request.devices > 1 && !learning) {
+        plan.sizes = dealt_sizes(request, limits);
+        if (model.can_plan()) plan.predicted_ms = simulate_ms(plan.sizes, model.fit(), shape);
+        plan.how = "auto: dealt to " + std::to_string(request.devices) +
+                   " devices, chunks of at most 1/" +
+                   std::to_string(request.devices * min_chunks_per_device) +
+                   " of the arrays ending in halvings: " + describe_sizes(plan.sizes);
+        return plan;
+    }
     if (model.can_plan()) {
         const StageModels fitted = model.fit();
         CachedPlan& cached = model.plan;
@@ -156,14 +196,15 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
         if (cached.count != request.count || cached.largest != limits.largest) {
             PlanLimits planned = limits;
             // Floors, in elements: the measured per-chunk fixed costs must not dominate a
-            // chunk, and a model from noisy timings must not pick tiny chunks; arrays too
-            // small for small_input_chunks such chunks are cut into that many.
+            // chunk, and a model from timed spans must not pick small chunks; arrays too small
+            // for safe_fraction such chunks are cut into that many (16 MiB arrays into 4 MiB
+            // chunks, the best fixed size of every 16 MiB stream measured).
             const std::size_t floor = std::max(planned_min_bytes / request.widest_elem,
                                                fixed_cost_floor(fitted, shape.mode));
             planned.smallest = std::max(
                 limits.smallest,
                 round_up(std::min(floor,
-                                  std::max<std::size_t>(request.count / small_input_chunks, 1)),
+                                  std::max<std::size_t>(request.count / safe_fraction, 1)),
                          granule));
             // The largest chunk holds against the floor: above it, staged layouts pin more
             // than chunking saves (a floor of 24 MiB chunks grew the rings twice in 5 runs of a
