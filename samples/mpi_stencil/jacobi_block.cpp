@@ -35,9 +35,8 @@ Rows rows_of(const Grid& grid, int rank, int ranks) {
 }
 
 JacobiBlock::JacobiBlock(const dualrt::Device& device, dualrt::mpi::Communicator* comm,
-                         const Grid& grid, int rank, int ranks, Halos halos)
-    : device_(device), comm_(comm), grid_(grid), rows_(rows_of(grid, rank, ranks)),
-      halos_(halos) {
+                         const Grid& grid, int rank, int ranks)
+    : device_(device), comm_(comm), grid_(grid), rows_(rows_of(grid, rank, ranks)) {
     if (rows_.count == 0)
         throw std::invalid_argument("rank " + std::to_string(rank) + " gets no rows: the grid's " +
                                     std::to_string(grid.rows) + " rows are fewer than the " +
@@ -57,10 +56,6 @@ JacobiBlock::JacobiBlock(const dualrt::Device& device, dualrt::mpi::Communicator
     // Both hold the fixed rows and columns, which no sweep writes.
     edge_.copy(current_, start, dualrt::Sync::blocking);
     edge_.copy(next_, start, dualrt::Sync::blocking);
-    if (halos_ == Halos::packed && (up_ >= 0 || down_ >= 0)) {
-        outgoing_ = device_.alloc<float>(2 * grid_.width);
-        incoming_ = device_.alloc<float>(2 * grid_.width);
-    }
 }
 
 void JacobiBlock::launch_rows(dualrt::Queue& queue, std::size_t first, std::size_t count,
@@ -72,36 +67,16 @@ void JacobiBlock::launch_rows(dualrt::Queue& queue, std::size_t first, std::size
 
 void JacobiBlock::exchange() {
     const std::size_t w = grid_.width, n = rows_.count;
-    const bool packed = halos_ == Halos::packed;
-    // In place: the halo rows of `next_`, which this sweep does not read, receive the
-    // neighbours' new border rows, and this block's new border rows go to them. Packed: the
-    // same rows, through `incoming_` and `outgoing_`.
-    const auto from_above = packed ? incoming_.view(0, w) : next_.view(0, w);
-    const auto from_below = packed ? incoming_.view(w, w) : next_.view((n + 1) * w, w);
-    const auto to_above = packed ? outgoing_.view(0, w) : next_.view(w, w);
-    const auto to_below = packed ? outgoing_.view(w, w) : next_.view(n * w, w);
     std::vector<dualrt::mpi::Request> receives, sends;
-    if (up_ >= 0) receives.push_back(comm_->irecv(edge_, from_above, up_, tag_to_lower));
-    if (down_ >= 0) receives.push_back(comm_->irecv(edge_, from_below, down_, tag_to_upper));
-    if (up_ >= 0) sends.push_back(comm_->isend(edge_, to_above, up_, tag_to_upper));
-    if (down_ >= 0) sends.push_back(comm_->isend(edge_, to_below, down_, tag_to_lower));
+    // The halo rows of `next_`, which this sweep does not read, receive the neighbours' new
+    // border rows; this block's new border rows go to them.
+    if (up_ >= 0) receives.push_back(comm_->irecv(edge_, next_.view(0, w), up_, tag_to_lower));
+    if (down_ >= 0)
+        receives.push_back(comm_->irecv(edge_, next_.view((n + 1) * w, w), down_, tag_to_upper));
+    if (up_ >= 0) sends.push_back(comm_->isend(edge_, next_.view(w, w), up_, tag_to_upper));
+    if (down_ >= 0) sends.push_back(comm_->isend(edge_, next_.view(n * w, w), down_, tag_to_lower));
     for (auto& receive : receives) edge_.wait(receive.wait());
     for (auto& send : sends) edge_.wait(send.wait());  // the next sweep writes those rows
-}
-
-dualrt::Event JacobiBlock::pack_borders() {
-    const std::size_t w = grid_.width, n = rows_.count;
-    dualrt::Event last;
-    if (up_ >= 0) last = edge_.copy(outgoing_.view(0, w), next_.view(w, w));
-    if (down_ >= 0) last = edge_.copy(outgoing_.view(w, w), next_.view(n * w, w));
-    return last;
-}
-
-void JacobiBlock::unpack_halos() {
-    const std::size_t w = grid_.width, n = rows_.count;
-    if (up_ >= 0) edge_.copy(current_.view(0, w), incoming_.view(0, w));
-    if (down_ >= 0) edge_.copy(current_.view((n + 1) * w, w), incoming_.view(w, w));
-    received_ = false;
 }
 
 void JacobiBlock::step(StepMode mode) {
@@ -113,13 +88,8 @@ void JacobiBlock::step(StepMode mode) {
         // sweep, instead of whenever the GPU finds room for it beside that large kernel. Neither
         // waits for the exchange: only the next border sweep reads halo rows.
         if (interior_done_.valid()) edge_.wait(interior_done_);
-        // The rows received during the last interior sweep, where the border sweep reads them.
-        if (received_) unpack_halos();
         launch_rows(edge_, 1, 1, border_done_);
         if (n > 1) launch_rows(edge_, n, 1, border_done_);
-        // Packed, the interior waits for the copies out of `next_` too: then nothing of the
-        // exchange reads or writes a buffer while the interior sweep writes it.
-        if (mode == StepMode::overlapped && outgoing_.size() > 0) border_done_ = pack_borders();
         if (n > 2) {
             interior_.wait(border_done_);
             launch_rows(interior_, 2, n - 2, interior_done_);
@@ -129,11 +99,7 @@ void JacobiBlock::step(StepMode mode) {
             (void)interior_done_.is_complete();
         }
     }
-    if (mode != StepMode::compute_only && (up_ >= 0 || down_ >= 0)) {
-        exchange();
-        // Unpacked before the next border sweep; an exchange alone (no kernels) only times.
-        received_ = mode == StepMode::overlapped && incoming_.size() > 0;
-    }
+    if (mode != StepMode::compute_only && (up_ >= 0 || down_ >= 0)) exchange();
     if (mode != StepMode::exchange_only) std::swap(current_, next_);
 }
 

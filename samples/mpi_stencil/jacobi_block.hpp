@@ -31,17 +31,6 @@ struct Rows {
 };
 Rows rows_of(const Grid& grid, int rank, int ranks);
 
-// Where the halo rows travel between the ranks.
-enum class Halos {
-    // Through buffers of their own: the new border rows are copied out of the grid before the
-    // interior sweep starts, and the received rows into it before the next border sweep, so that
-    // the exchange never touches a buffer the interior sweep is writing. NVIDIA's OpenCL ran such
-    // an exchange after the interior sweep (0% hidden on two H200s) when it read the grid itself.
-    packed,
-    // Straight from and into the grid's rows (no copies; what CUDA overlaps as it is).
-    in_place
-};
-
 enum class StepMode {
     overlapped,    // border rows, then the exchange beside the interior rows
     compute_only,  // the same kernels, no exchange
@@ -53,7 +42,7 @@ public:
     // The block of `rank` of `ranks` (comm may be null for one rank alone), filled with the
     // grid's starting values, halo rows included.
     JacobiBlock(const dualrt::Device& device, dualrt::mpi::Communicator* comm, const Grid& grid,
-                int rank, int ranks, Halos halos = Halos::packed);
+                int rank, int ranks);
 
     void step(StepMode mode);
     void finish();  // both queues drained
@@ -65,10 +54,6 @@ private:
     void launch_rows(dualrt::Queue& queue, std::size_t first, std::size_t count,
                      dualrt::Event& done);
     void exchange();
-    // Packed halos: the border rows just swept into `outgoing_` (returns the last copy's event),
-    // and the rows received last step into the halo rows of `current_`.
-    dualrt::Event pack_borders();
-    void unpack_halos();
 
     dualrt::Device device_;
     dualrt::mpi::Communicator* comm_;
@@ -78,10 +63,6 @@ private:
     dualrt::Kernel kernel_;
     dualrt::Queue edge_, interior_;
     dualrt::Buffer<float> current_, next_;
-    Halos halos_;
-    // Packed halos: rows to send (first, last) and rows received (from above, from below).
-    dualrt::Buffer<float> outgoing_, incoming_;
-    bool received_ = false;  // incoming_ holds rows not yet unpacked
     dualrt::Event border_done_, interior_done_;
 };
 

@@ -24,7 +24,6 @@
 namespace {
 
 using mpi_stencil::Grid;
-using mpi_stencil::Halos;
 using mpi_stencil::JacobiBlock;
 using mpi_stencil::StepMode;
 
@@ -94,21 +93,11 @@ int run(int argc, char** argv, Setup& setup) {
     args.add_integer("repetitions", "N", "timed batches of --steps per run (median)", 3, 1, 100);
     args.add_flag("share-devices", "let ranks of a node share a device (more ranks than devices)");
     args.add_flag("no-weak", "skip the weak-scaling run (each rank a full --height grid)");
-    args.add_text("halos", "HOW",
-                  "packed (halo rows through buffers of their own, copied out of and into the "
-                  "grid) or in-place (sent from and received into the grid's rows)",
-                  "packed");
     const auto exit_code = dualrt::samples::parse_on_every_rank(args, argc, argv, setup.rank);
     if (exit_code) return *exit_code;
     setup.steps = static_cast<int>(args.integer("steps"));
     setup.warmup = static_cast<int>(args.integer("warmup"));
     setup.repetitions = static_cast<int>(args.integer("repetitions"));
-    const std::string halos_text = args.text("halos");
-    if (halos_text != "packed" && halos_text != "in-place")
-        throw std::invalid_argument("--halos: '" + halos_text +
-                                    "' is not a way to exchange halos (expected packed or "
-                                    "in-place)");
-    const Halos halos = halos_text == "packed" ? Halos::packed : Halos::in_place;
 
     const dualrt::Device device = dualrt::samples::device_of_rank(
         args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
@@ -141,7 +130,7 @@ int run(int argc, char** argv, Setup& setup) {
     double overlapped_ms = 0.0, compute_ms = 0.0, exchange_ms = 0.0;
     std::vector<float> distributed;
     {
-        JacobiBlock block(device, &comm, grid, setup.rank, setup.ranks, halos);
+        JacobiBlock block(device, &comm, grid, setup.rank, setup.ranks);
         overlapped_ms =
             time_steps(block, StepMode::overlapped, MPI_COMM_WORLD, setup);
         distributed = gather_rows(block.rows(), setup);
@@ -156,7 +145,7 @@ int run(int argc, char** argv, Setup& setup) {
     if (!args.flag("no-weak") && setup.ranks > 1) {
         Grid wide = grid;
         wide.rows = grid.rows * static_cast<std::size_t>(setup.ranks);
-        JacobiBlock block(device, &comm, wide, setup.rank, setup.ranks, halos);
+        JacobiBlock block(device, &comm, wide, setup.rank, setup.ranks);
         weak_ms = time_steps(block, StepMode::overlapped, MPI_COMM_WORLD, setup);
     }
 
@@ -167,7 +156,7 @@ int run(int argc, char** argv, Setup& setup) {
                   << fixed(static_cast<double>(grid.width * grid.rows * 4) / (1 << 20), 1)
                   << " MiB), " << setup.ranks << " ranks; per run the median of "
                   << setup.repetitions << " batches of " << setup.steps << " steps, after "
-                  << setup.warmup << "; halos " << halos_text << "\n";
+                  << setup.warmup << "\n";
         std::cout << (differ == 0 ? "the distributed grid equals one rank's bit for bit after "
                                   : "MISMATCH: ")
                   << (differ == 0 ? std::to_string(total_steps) + " steps\n"
