@@ -1,0 +1,163 @@
+// Probe (issue 19): does NVIDIA's OpenCL run a small download on one queue while a long kernel
+// runs on another? The MPI stencil's halo exchange (a short border kernel and a download on one
+// queue, the interior sweep on a second queue that waits for the border kernel) was 0% hidden on
+// NVIDIA's OpenCL and 92% on CUDA. Each case prints when the download was done and when the
+// kernel was, in ms from the first enqueue; a download that overlaps ends long before the kernel.
+//   g++ -O2 -std=c++17 opencl_cross_queue.cpp -lOpenCL
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using Clock = std::chrono::steady_clock;
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cl_int err_ = (call);                                                        \
+        if (err_ != CL_SUCCESS) {                                                    \
+            std::fprintf(stderr, "%s failed: %d (line %d)\n", #call, err_, __LINE__); \
+            std::exit(1);                                                            \
+        }                                                                            \
+    } while (0)
+
+static const char* source = R"(
+__kernel void spin(__global float* a, int n) {
+    size_t i = get_global_id(0);
+    float x = a[i];
+    for (int k = 0; k < n; ++k) x = x * 0.999f + 0.001f;
+    a[i] = x;
+}
+__kernel void touch(__global float* a) { a[get_global_id(0)] += 1.0f; }
+)";
+
+struct Setup {
+    cl_context context;
+    cl_device_id device;
+    cl_kernel spin, touch;
+    cl_mem big, halo, pinned;
+    float* host;
+    size_t big_items = size_t(132) * 2048 * 4, halo_items = 32768;
+};
+
+static double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// One case: `border` a short kernel on `edge` first (when asked), the long kernel on `interior`
+// (waiting for the border kernel when asked), then the download on `edge`.
+static void run_case(Setup& s, const char* name, bool profiling, bool border, bool interior_waits,
+                     bool flush_interior, bool blocking_read, int spins) {
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                   profiling ? cl_queue_properties(CL_QUEUE_PROFILING_ENABLE) : 0,
+                                   0};
+    cl_int err = 0;
+    cl_command_queue edge = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    cl_command_queue interior =
+        clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
+    CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
+    CHECK(clSetKernelArg(s.touch, 0, sizeof(cl_mem), &s.halo));
+    double read_ms[5], kernel_ms[5];
+    for (int rep = 0; rep < 5; ++rep) {
+        CHECK(clFinish(edge));
+        CHECK(clFinish(interior));
+        const auto t0 = Clock::now();
+        cl_event border_done = nullptr, kernel_done = nullptr, read_done = nullptr;
+        if (border)
+            CHECK(clEnqueueNDRangeKernel(edge, s.touch, 1, nullptr, &s.halo_items, nullptr, 0,
+                                         nullptr, &border_done));
+        CHECK(clEnqueueNDRangeKernel(interior, s.spin, 1, nullptr, &s.big_items, nullptr,
+                                     border && interior_waits ? 1 : 0,
+                                     border && interior_waits ? &border_done : nullptr,
+                                     &kernel_done));
+        if (flush_interior) CHECK(clFlush(interior));
+        CHECK(clEnqueueReadBuffer(edge, s.halo, blocking_read ? CL_TRUE : CL_FALSE, 0,
+                                  s.halo_items * sizeof(float), s.host, 0, nullptr, &read_done));
+        if (!blocking_read) CHECK(clWaitForEvents(1, &read_done));
+        read_ms[rep] = ms_since(t0);
+        CHECK(clWaitForEvents(1, &kernel_done));
+        kernel_ms[rep] = ms_since(t0);
+        for (cl_event e : {border_done, kernel_done, read_done})
+            if (e) clReleaseEvent(e);
+    }
+    std::printf("%-58s download done %7.3f ms, kernel done %7.3f ms (median of 5: %s)\n", name,
+                read_ms[2], kernel_ms[2],
+                read_ms[2] < 0.5 * kernel_ms[2] ? "overlaps" : "waits for the kernel");
+    clReleaseCommandQueue(edge);
+    clReleaseCommandQueue(interior);
+}
+
+int main() {
+    cl_uint platforms = 0;
+    CHECK(clGetPlatformIDs(0, nullptr, &platforms));
+    std::vector<cl_platform_id> ids(platforms);
+    CHECK(clGetPlatformIDs(platforms, ids.data(), nullptr));
+    Setup s{};
+    bool found = false;
+    for (cl_platform_id p : ids) {
+        char name[256] = {};
+        clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+        const bool want = std::getenv("PROBE_ANY") || std::string(name).find("NVIDIA") != std::string::npos;
+        if (want && clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &s.device, nullptr) == CL_SUCCESS) {
+            std::printf("platform %s\n", name);
+            found = true;
+            break;
+        }
+    }
+    if (!found) {
+        std::printf("no NVIDIA OpenCL device (PROBE_ANY=1 takes any)\n");
+        return 1;
+    }
+    cl_int err = 0;
+    s.context = clCreateContext(nullptr, 1, &s.device, nullptr, nullptr, &err);
+    CHECK(err);
+    cl_program program = clCreateProgramWithSource(s.context, 1, &source, nullptr, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(program, 1, &s.device, "", nullptr, nullptr));
+    s.spin = clCreateKernel(program, "spin", &err);
+    CHECK(err);
+    s.touch = clCreateKernel(program, "touch", &err);
+    CHECK(err);
+    if (std::getenv("PROBE_ANY")) s.big_items = 4096;
+    s.big = clCreateBuffer(s.context, CL_MEM_READ_WRITE, s.big_items * sizeof(float), nullptr, &err);
+    CHECK(err);
+    s.halo = clCreateBuffer(s.context, CL_MEM_READ_WRITE, s.halo_items * sizeof(float), nullptr,
+                            &err);
+    CHECK(err);
+    s.pinned = clCreateBuffer(s.context, CL_MEM_ALLOC_HOST_PTR, s.halo_items * sizeof(float),
+                              nullptr, &err);
+    CHECK(err);
+    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, nullptr, &err);
+    CHECK(err);
+    s.host = static_cast<float*>(clEnqueueMapBuffer(q, s.pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                    0, s.halo_items * sizeof(float), 0, nullptr,
+                                                    nullptr, &err));
+    CHECK(err);
+    const float zero = 0.0f;
+    CHECK(clEnqueueFillBuffer(q, s.big, &zero, sizeof zero, 0, s.big_items * sizeof(float), 0,
+                              nullptr, nullptr));
+    CHECK(clEnqueueFillBuffer(q, s.halo, &zero, sizeof zero, 0, s.halo_items * sizeof(float), 0,
+                              nullptr, nullptr));
+    CHECK(clFinish(q));
+    const int spins = std::getenv("PROBE_SPINS") ? std::atoi(std::getenv("PROBE_SPINS")) : 20000;
+    for (bool profiling : {false, true}) {
+        const std::string p = profiling ? "profiling queues: " : "plain queues: ";
+        run_case(s, (p + "kernel, flushed; download").c_str(), profiling, false, false, true,
+                 false, spins);
+        run_case(s, (p + "kernel, not flushed; download").c_str(), profiling, false, false,
+                 false, false, spins);
+        run_case(s, (p + "kernel, flushed; blocking download").c_str(), profiling, false, false,
+                 true, true, spins);
+        run_case(s, (p + "border; kernel (no wait), flushed; download").c_str(), profiling, true,
+                 false, true, false, spins);
+        run_case(s, (p + "border; kernel waits border, flushed; download").c_str(), profiling,
+                 true, true, true, false, spins);
+    }
+    return 0;
+}
