@@ -177,10 +177,11 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
     if (request.devices > 1 && !learning) {
         plan.sizes = dealt_sizes(request, limits);
         if (model.can_plan()) plan.predicted_ms = simulate_ms(plan.sizes, model.fit(), shape);
-        plan.how = "auto: dealt to " + std::to_string(request.devices) +
-                   " devices, chunks of at most 1/" +
+        // A 64th of small arrays is under the floor, and a staged one's above the largest chunk.
+        plan.how = "auto: dealt to " + std::to_string(request.devices) + " devices, chunks of 1/" +
                    std::to_string(request.devices * min_chunks_per_device) +
-                   " of the arrays ending in halvings: " + describe_sizes(plan.sizes);
+                   " of the arrays where the chunk size bounds allow, ending in halvings: " +
+                   describe_sizes(plan.sizes);
         return plan;
     }
     if (model.can_plan()) {
