@@ -147,6 +147,10 @@ DeviceImpl::Runtime DeviceImpl::make_runtime(cl::Context context) const {
     created.internal_queue =
         CL_CHECK(cl::CommandQueue(created.context, device_, cl::QueueProperties::None),
                  "creating the internal queue of " + describe());
+    cl::UserEvent finished =
+        CL_CHECK(cl::UserEvent(created.context), "creating a user event on " + describe());
+    CL_CHECK(finished.setStatus(CL_COMPLETE), "completing a user event on " + describe());
+    created.marker_wait_list.push_back(std::move(finished));
     return created;
 }
 
@@ -163,6 +167,10 @@ const DeviceImpl::Runtime& DeviceImpl::runtime() const {
 const cl::Context& DeviceImpl::context() const { return runtime().context; }
 
 const cl::CommandQueue& DeviceImpl::internal_queue() const { return runtime().internal_queue; }
+
+const std::vector<cl::Event>& DeviceImpl::marker_wait_list() const {
+    return runtime().marker_wait_list;
+}
 
 std::string DeviceImpl::describe() const {
     return "OpenCL device " + std::to_string(info_.index) + " '" + info_.name + "'" +

@@ -142,7 +142,7 @@ private:
 
 QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, bool timed)
     : device_(std::move(device)), own_events_(detail::sync_after_every_enqueue()),
-      profiling_(timed), untimed_(!timed) {
+      profiling_(timed), untimed_(!timed), marker_waits_(device_->marker_wait_list()) {
     queue_ = CL_CHECK(cl::CommandQueue(device_->context(), device_->cl_device(),
                                        timed ? cl::QueueProperties::Profiling
                                              : cl::QueueProperties::None),
@@ -153,7 +153,8 @@ QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, bool timed)
 
 QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, cl::CommandQueue queue, bool profiling)
     : device_(std::move(device)), own_events_(detail::sync_after_every_enqueue()),
-      profiling_(profiling), queue_(std::move(queue)) {}
+      profiling_(profiling), marker_waits_(device_->marker_wait_list()),
+      queue_(std::move(queue)) {}
 
 const backend::DeviceImpl& QueueImpl::device() const { return *device_; }
 
@@ -161,12 +162,17 @@ std::string QueueImpl::describe(const std::string& what) const {
     return "queue of " + device_->describe() + ": " + what;
 }
 
-void QueueImpl::record_locked(const EventImpl& event) {
+cl::Event QueueImpl::enqueue_marker_locked(const char* what) {
     cl::Event marker;
-    // Without a wait list the marker completes when every command before it has completed.
-    CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &marker),
-             describe("enqueueing the marker of an event"));
-    event.set_recorded(std::move(marker));
+    // The marker completes when every command before it on this (in-order) queue has completed.
+    // Its wait list, one finished event, keeps NVIDIA's driver from also waiting for the other
+    // queues' earlier commands (DeviceImpl::marker_wait_list).
+    CL_CHECK(queue_.enqueueMarkerWithWaitList(&marker_waits_, &marker), describe(what));
+    return marker;
+}
+
+void QueueImpl::record_locked(const EventImpl& event) {
+    event.set_recorded(enqueue_marker_locked("enqueueing the marker of an event"));
 }
 
 std::shared_ptr<EventImpl> QueueImpl::record_last_locked() {
@@ -366,8 +372,7 @@ backend::EventPtr QueueImpl::record() {
         std::shared_ptr<EventImpl> previous;  // released after the lock
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
-        CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &marker),
-                 describe("recording an event"));
+        marker = enqueue_marker_locked("recording an event");
         // Submitted at once, so that on an idle queue the timestamp is the moment of record(),
         // not that of whatever later call happens to flush the queue (a staged copy's first
         // DMA comes only after a host memcpy, which would then fall outside the timing).
@@ -383,7 +388,7 @@ backend::EventPtr QueueImpl::mark() {
         std::shared_ptr<EventImpl> previous;  // released after the lock
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
-        CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &marker), describe("marking"));
+        marker = enqueue_marker_locked("marking");
         return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), false);
     }
     auto fresh = std::make_shared<EventImpl>(shared_from_this(), EventImpl::Start::pending);

@@ -105,6 +105,9 @@ private:
     std::shared_ptr<EventImpl> record_last_locked();
     // Under mutex_: enqueues a marker for `event` and hands it the marker's cl_event.
     void record_locked(const EventImpl& event);
+    // Under mutex_: enqueues a marker after this queue's commands so far and returns it; `what`
+    // names the step in an error. Throws dualrt::Error.
+    cl::Event enqueue_marker_locked(const char* what);
 
     std::shared_ptr<DeviceImpl> device_;
     // Whether every command is enqueued with its own cl_event (DUALRT_SYNC, for debugging).
@@ -114,6 +117,7 @@ private:
     // timed events explain, when timed, that the application's queue keeps no timestamps.
     const bool profiling_ = true;
     const bool untimed_ = false;
+    const std::vector<cl::Event> marker_waits_;  // DeviceImpl::marker_wait_list
     cl::CommandQueue queue_;
 
     std::mutex mutex_;  // guards everything below and the pending events' markers

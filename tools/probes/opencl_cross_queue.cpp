@@ -40,6 +40,7 @@ struct Setup {
     cl_kernel spin, touch;
     cl_mem big, halo, pinned;
     float* host;
+    cl_event done;  // a user event set complete at the start
     size_t big_items = size_t(132) * 2048 * 4, halo_items = 32768;
 };
 
@@ -47,10 +48,16 @@ static double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// How the host learns that the download is done: its own event, or a marker enqueued after it
+// (after the kernel was enqueued on the other queue), without or with a wait list. dualrt's
+// OpenCL events are such markers, made when someone asks.
+enum class Completion { read_event, marker, marker_on_read, marker_before_kernel, marker_on_done };
+
 // One case: `border` a short kernel on `edge` first (when asked), the long kernel on `interior`
 // (waiting for the border kernel when asked), then the download on `edge`.
 static void run_case(Setup& s, const char* name, bool profiling, bool border, bool interior_waits,
-                     bool flush_interior, bool blocking_read, int spins) {
+                     bool flush_interior, bool blocking_read, int spins,
+                     Completion completion = Completion::read_event) {
     cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
                                    profiling ? cl_queue_properties(CL_QUEUE_PROFILING_ENABLE) : 0,
                                    0};
@@ -72,14 +79,32 @@ static void run_case(Setup& s, const char* name, bool profiling, bool border, bo
         if (border)
             CHECK(clEnqueueNDRangeKernel(edge, s.touch, 1, nullptr, &s.halo_items, nullptr, 0,
                                          nullptr, &border_done));
+        cl_event marker = nullptr;
+        const bool early = completion == Completion::marker_before_kernel;
+        if (early) {  // the download and its marker enqueued before the kernel
+            CHECK(clEnqueueReadBuffer(edge, s.halo, CL_FALSE, 0, s.halo_items * sizeof(float),
+                                      s.host, 0, nullptr, &read_done));
+            CHECK(clEnqueueMarkerWithWaitList(edge, 0, nullptr, &marker));
+            CHECK(clFlush(edge));
+        }
         CHECK(clEnqueueNDRangeKernel(interior, s.spin, 1, nullptr, &s.big_items, nullptr,
                                      border && interior_waits ? 1 : 0,
                                      border && interior_waits ? &border_done : nullptr,
                                      &kernel_done));
         if (flush_interior) CHECK(clFlush(interior));
-        CHECK(clEnqueueReadBuffer(edge, s.halo, blocking_read ? CL_TRUE : CL_FALSE, 0,
-                                  s.halo_items * sizeof(float), s.host, 0, nullptr, &read_done));
-        if (!blocking_read) CHECK(clWaitForEvents(1, &read_done));
+        if (!early)
+            CHECK(clEnqueueReadBuffer(edge, s.halo, blocking_read ? CL_TRUE : CL_FALSE, 0,
+                                      s.halo_items * sizeof(float), s.host, 0, nullptr,
+                                      &read_done));
+        if (completion == Completion::marker)
+            CHECK(clEnqueueMarkerWithWaitList(edge, 0, nullptr, &marker));
+        if (completion == Completion::marker_on_read)
+            CHECK(clEnqueueMarkerWithWaitList(edge, 1, &read_done, &marker));
+        if (completion == Completion::marker_on_done)  // a wait list of one finished event
+            CHECK(clEnqueueMarkerWithWaitList(edge, 1, &s.done, &marker));
+        if (marker) CHECK(clFlush(edge));
+        if (!blocking_read) CHECK(clWaitForEvents(1, marker ? &marker : &read_done));
+        if (marker) clReleaseEvent(marker);
         read_ms[rep] = ms_since(t0);
         CHECK(clWaitForEvents(1, &kernel_done));
         kernel_ms[rep] = ms_since(t0);
@@ -91,6 +116,41 @@ static void run_case(Setup& s, const char* name, bool profiling, bool border, bo
                 read_ms[2] < 0.5 * kernel_ms[2] ? "overlaps" : "waits for the kernel");
     clReleaseCommandQueue(edge);
     clReleaseCommandQueue(interior);
+}
+
+// A marker whose wait list holds only a finished event must still come after the commands of
+// its own (in-order) queue: a long kernel, then such a marker on the same queue.
+static void own_queue_order(Setup& s, int spins) {
+    cl_int err = 0;
+    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, nullptr, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
+    CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
+    int early = 0;
+    double marker_ms = 0, kernel_ms = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+        CHECK(clFinish(q));
+        const auto t0 = Clock::now();
+        cl_event kernel_done = nullptr, marker = nullptr;
+        CHECK(clEnqueueNDRangeKernel(q, s.spin, 1, nullptr, &s.big_items, nullptr, 0, nullptr,
+                                     &kernel_done));
+        CHECK(clEnqueueMarkerWithWaitList(q, 1, &s.done, &marker));
+        CHECK(clFlush(q));
+        CHECK(clWaitForEvents(1, &marker));
+        marker_ms = ms_since(t0);
+        cl_int status = 0;
+        CHECK(clGetEventInfo(kernel_done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                             &status, nullptr));
+        if (status != CL_COMPLETE) ++early;
+        CHECK(clWaitForEvents(1, &kernel_done));
+        kernel_ms = ms_since(t0);
+        clReleaseEvent(kernel_done);
+        clReleaseEvent(marker);
+    }
+    std::printf("same queue: kernel, marker on a done event: marker done %7.3f ms, kernel done "
+                "%7.3f ms; marker before its kernel in %d of 5 (must be 0)\n",
+                marker_ms, kernel_ms, early);
+    clReleaseCommandQueue(q);
 }
 
 int main() {
@@ -145,6 +205,9 @@ int main() {
     CHECK(clEnqueueFillBuffer(q, s.halo, &zero, sizeof zero, 0, s.halo_items * sizeof(float), 0,
                               nullptr, nullptr));
     CHECK(clFinish(q));
+    s.done = clCreateUserEvent(s.context, &err);
+    CHECK(err);
+    CHECK(clSetUserEventStatus(s.done, CL_COMPLETE));
     const int spins = std::getenv("PROBE_SPINS") ? std::atoi(std::getenv("PROBE_SPINS")) : 20000;
     for (bool profiling : {false, true}) {
         const std::string p = profiling ? "profiling queues: " : "plain queues: ";
@@ -159,5 +222,20 @@ int main() {
         run_case(s, (p + "border; kernel waits border, flushed; download").c_str(), profiling,
                  true, true, true, false, spins);
     }
+    run_case(s, "profiling: border; kernel waits; download, marker after it", true, true, true,
+             true, false, spins, Completion::marker);
+    run_case(s, "profiling: border; kernel waits; download, marker on its event", true, true,
+             true, true, false, spins, Completion::marker_on_read);
+    run_case(s, "profiling: border; download, marker; kernel waits", true, true, true, true,
+             false, spins, Completion::marker_before_kernel);
+    run_case(s, "profiling: border; kernel waits; download, marker on a done event", true,
+             true, true, true, false, spins, Completion::marker_on_done);
+    run_case(s, "plain: border; kernel waits; download, marker on a done event", false, true,
+             true, true, false, spins, Completion::marker_on_done);
+    own_queue_order(s, spins);
+    run_case(s, "plain: border; kernel waits; download, marker after it", false, true, true,
+             true, false, spins, Completion::marker);
+    run_case(s, "plain: border; kernel waits; download, marker on its event", false, true, true,
+             true, false, spins, Completion::marker_on_read);
     return 0;
 }
