@@ -236,6 +236,42 @@ TEST_CASE("events: queues without timing order work through their events and rec
     CHECK(Event::elapsed_ms(timed_start, timed_end) >= 0.0);
 }
 
+TEST_CASE("events: mark() orders work for another queue and the host, and is never timed") {
+    // mark() is the point to wait on: after this queue's work so far (a long kernel), before the
+    // work enqueued after it; elapsed_ms refuses it, on a timed queue too.
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    const std::size_t n = rnd.size(1 << 14, 1 << 16);
+    const std::uint32_t iterations = 500;
+    const BusyInput input(rnd, n, iterations);
+    auto qa = test::device().create_queue();
+    auto qb = test::device().create_queue(dualrt::QueueOptions{false});
+    auto buffer = test::device().alloc<float>(n);
+    qa.copy(buffer, input.data);
+    qa.launch(test::device().kernel("busy"), n, dualrt::Range{}, buffer, u32(n), iterations);
+    const dualrt::Event done = qa.mark();
+    // Work after the mark overwrites the buffer: the other queue must read what came before.
+    auto snapshot = test::device().alloc<float>(n);
+    qb.wait(done);
+    qb.copy(snapshot, buffer);
+    const dualrt::Event copied = qb.mark();
+    qa.wait(copied);
+    qa.fill(buffer, test::poison_float());
+    std::vector<float> out(n, test::poison_float());
+    qb.copy(out, snapshot, dualrt::Sync::blocking);
+    CHECK(done.is_complete());
+    CHECK(test::differences(out, input.expected) == "");
+    qa.finish();
+
+    using dualrt::Errc;
+    using dualrt::Event;
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::record()",
+                       Event::elapsed_ms(qa.mark(), qa.record()));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "timing", Event::elapsed_ms(qb.mark(), qb.mark()));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::mark",
+                       dualrt::Queue().mark());
+}
+
 TEST_CASE("events: an event kept from one launch marks that launch after many more enqueues") {
     // Launch k fills buffer k with its own value; the event of one launch in the middle is kept
     // while many more launches, fills and a long kernel follow. Waiting on it must return once

@@ -63,11 +63,11 @@ public:
     const cl::Context& context() const;
     // An in-order queue private to the device, for mapping/unmapping host buffers.
     const cl::CommandQueue& internal_queue() const;
-    // The wait list of every marker a queue of this device makes: one user event of the context,
-    // complete from the start. NVIDIA's OpenCL (580) ends a marker with an empty wait list only
-    // once every command enqueued before it on any queue of the context has ended, not just its
-    // own queue's; with a wait list it keeps to its queue's order, as the standard says
-    // (tools/probes/opencl_cross_queue.cpp). Without this, a copy's event polled after a long
+    // The wait list of every untimed marker a queue of this device makes: one user event of the
+    // context, complete from the start. NVIDIA's OpenCL (580) ends a marker with an empty wait
+    // list only once every command enqueued before it on any queue of the context has ended,
+    // not just its own queue's; with a wait list it keeps to its queue's order, as the standard
+    // says (tools/probes/opencl_cross_queue.cpp). Without it, a copy's event polled after a long
     // kernel was enqueued on another queue reads complete only after that kernel.
     const std::vector<cl::Event>& marker_wait_list() const;
 

@@ -162,17 +162,21 @@ std::string QueueImpl::describe(const std::string& what) const {
     return "queue of " + device_->describe() + ": " + what;
 }
 
-cl::Event QueueImpl::enqueue_marker_locked(const char* what) {
+cl::Event QueueImpl::enqueue_marker_locked(Marker kind, const char* what) {
     cl::Event marker;
     // The marker completes when every command before it on this (in-order) queue has completed.
-    // Its wait list, one finished event, keeps NVIDIA's driver from also waiting for the other
-    // queues' earlier commands (DeviceImpl::marker_wait_list).
-    CL_CHECK(queue_.enqueueMarkerWithWaitList(&marker_waits_, &marker), describe(what));
+    // An untimed one lists one finished event, which keeps NVIDIA's driver from also waiting for
+    // the other queues' earlier commands (DeviceImpl::marker_wait_list). A timed one cannot: with
+    // a wait list NVIDIA's driver gives the marker timestamps of another clock (measured by
+    // tools/probes/opencl_cross_queue.cpp), so it keeps the empty list and its wider wait.
+    CL_CHECK(queue_.enqueueMarkerWithWaitList(kind == Marker::timed ? nullptr : &marker_waits_,
+                                              &marker),
+             describe(what));
     return marker;
 }
 
 void QueueImpl::record_locked(const EventImpl& event) {
-    event.set_recorded(enqueue_marker_locked("enqueueing the marker of an event"));
+    event.set_recorded(enqueue_marker_locked(Marker::untimed, "enqueueing the marker of an event"));
 }
 
 std::shared_ptr<EventImpl> QueueImpl::record_last_locked() {
@@ -372,7 +376,7 @@ backend::EventPtr QueueImpl::record() {
         std::shared_ptr<EventImpl> previous;  // released after the lock
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
-        marker = enqueue_marker_locked("recording an event");
+        marker = enqueue_marker_locked(Marker::timed, "recording an event");
         // Submitted at once, so that on an idle queue the timestamp is the moment of record(),
         // not that of whatever later call happens to flush the queue (a staged copy's first
         // DMA comes only after a host memcpy, which would then fall outside the timing).
@@ -388,7 +392,7 @@ backend::EventPtr QueueImpl::mark() {
         std::shared_ptr<EventImpl> previous;  // released after the lock
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
-        marker = enqueue_marker_locked("marking");
+        marker = enqueue_marker_locked(Marker::untimed, "marking");
         return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), false);
     }
     auto fresh = std::make_shared<EventImpl>(shared_from_this(), EventImpl::Start::pending);

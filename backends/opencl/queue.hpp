@@ -106,8 +106,11 @@ private:
     // Under mutex_: enqueues a marker for `event` and hands it the marker's cl_event.
     void record_locked(const EventImpl& event);
     // Under mutex_: enqueues a marker after this queue's commands so far and returns it; `what`
-    // names the step in an error. Throws dualrt::Error.
-    cl::Event enqueue_marker_locked(const char* what);
+    // names the step in an error. A timed marker (record()) carries timestamps, and on NVIDIA's
+    // OpenCL ends only once every command enqueued before it on any queue of the context has;
+    // an untimed one ends with this queue's commands. Throws dualrt::Error.
+    enum class Marker { timed, untimed };
+    cl::Event enqueue_marker_locked(Marker kind, const char* what);
 
     std::shared_ptr<DeviceImpl> device_;
     // Whether every command is enqueued with its own cl_event (DUALRT_SYNC, for debugging).

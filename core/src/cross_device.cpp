@@ -138,7 +138,7 @@ backend::EventPtr copy_across(const std::shared_ptr<backend::DeviceImpl>& queue_
     }
     backend::QueueImpl& side = side_queue(other);
     // The far side starts after what was enqueued on `queue` before the copy.
-    const auto before = queue.record();
+    const auto before = queue.mark();
     wait_across(*other, side, *before);
     const auto& src_device = pull ? other : queue_device;
     const auto& dst_device = pull ? queue_device : other;

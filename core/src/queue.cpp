@@ -199,6 +199,11 @@ Event Queue::record() {
     return Event(detail::reporting_faults(*device_, [&] { return impl_->record(); }));
 }
 
+Event Queue::mark() {
+    require_valid("Queue::mark");
+    return Event(detail::reporting_faults(*device_, [&] { return impl_->mark(); }));
+}
+
 void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");

@@ -97,7 +97,7 @@ void broadcast(CommState& comm, const Queue& queue, const BufferView& buffer,
     const std::string context = "broadcast of " + std::to_string(bytes.bytes()) +
                                 " bytes from rank " + std::to_string(root);
     Queue user = queue;
-    const Event after = user.record();
+    const Event after = user.mark();
     if (comm.transport == Transport::gpu_aware) {
         after.wait();
         for (std::size_t p = 0; p < pieces; ++p)
@@ -156,7 +156,7 @@ void allreduce(CommState& comm, const Queue& queue, const BufferView& buffer,
     const std::string context = "allreduce (" + std::string(to_string(reduce)) + ") of " +
                                 std::to_string(bytes.bytes()) + " bytes";
     Queue user = queue;
-    const Event after = user.record();
+    const Event after = user.mark();
     if (comm.transport == Transport::gpu_aware) {
         after.wait();
         for (std::size_t p = 0; p < pieces; ++p)

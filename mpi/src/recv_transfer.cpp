@@ -24,7 +24,7 @@ public:
         : bytes_(buffer), type_(type), source_(source), tag_(tag),
           direct_(comm.transport == Transport::gpu_aware) {
         Queue user = queue;
-        after_ = user.record();
+        after_ = user.mark();
         last_copy = after_;
         // Uploads must not overwrite what the queue's earlier work still reads.
         comm.uploads.wait(after_);

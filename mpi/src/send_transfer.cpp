@@ -30,7 +30,7 @@ public:
         header_.inline_data = inline_ ? 1 : 0;
         pieces_ = inline_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
         Queue user = queue;
-        after_ = user.record();
+        after_ = user.mark();
         last_copy = after_;
         DUALRT_MPI_CHECK(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, dest_,
                                    static_cast<int>(header_.sequence), comm.replies,

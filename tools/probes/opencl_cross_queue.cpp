@@ -153,6 +153,58 @@ static void own_queue_order(Setup& s, int spins) {
     clReleaseCommandQueue(q);
 }
 
+// A timed marker on a profiling queue: are its timestamps on the device's clock (its end at or
+// just after the end of the kernel before it), and is it done before a long kernel enqueued
+// earlier on another queue? `waits` is its wait list (empty: none).
+static void timed_marker(Setup& s, const char* name, std::vector<cl_event> waits, int spins) {
+    cl_int err = 0;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    cl_command_queue other = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    const cl_uint n = static_cast<cl_uint>(waits.size());
+    const cl_event* list = n ? waits.data() : nullptr;
+    // 1. Its timestamp against the kernel before it on its queue.
+    CHECK(clSetKernelArg(s.touch, 0, sizeof(cl_mem), &s.halo));
+    cl_event kernel = nullptr, marker = nullptr;
+    CHECK(clEnqueueNDRangeKernel(q, s.touch, 1, nullptr, &s.halo_items, nullptr, 0, nullptr,
+                                 &kernel));
+    CHECK(clEnqueueMarkerWithWaitList(q, n, list, &marker));
+    CHECK(clFinish(q));
+    cl_ulong kernel_end = 0, marker_end = 0;
+    CHECK(clGetEventProfilingInfo(kernel, CL_PROFILING_COMMAND_END, sizeof kernel_end,
+                                  &kernel_end, nullptr));
+    CHECK(clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof marker_end,
+                                  &marker_end, nullptr));
+    clReleaseEvent(kernel);
+    clReleaseEvent(marker);
+    // 2. Done before another queue's long kernel, enqueued first?
+    CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
+    CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
+    cl_event long_kernel = nullptr;
+    const auto t0 = Clock::now();
+    CHECK(clEnqueueNDRangeKernel(other, s.spin, 1, nullptr, &s.big_items, nullptr, 0, nullptr,
+                                 &long_kernel));
+    CHECK(clFlush(other));
+    CHECK(clEnqueueReadBuffer(q, s.halo, CL_FALSE, 0, s.halo_items * sizeof(float), s.host, 0,
+                              nullptr, nullptr));
+    CHECK(clEnqueueMarkerWithWaitList(q, n, list, &marker));
+    CHECK(clFlush(q));
+    CHECK(clWaitForEvents(1, &marker));
+    const double marker_ms = ms_since(t0);
+    CHECK(clWaitForEvents(1, &long_kernel));
+    const double kernel_ms = ms_since(t0);
+    clReleaseEvent(marker);
+    clReleaseEvent(long_kernel);
+    std::printf("timed marker, %-36s end - kernel end %+.4f ms; after a download: done %7.3f ms, "
+                "the other queue's kernel %7.3f ms\n",
+                name, (static_cast<double>(marker_end) - static_cast<double>(kernel_end)) / 1e6,
+                marker_ms, kernel_ms);
+    clReleaseCommandQueue(q);
+    clReleaseCommandQueue(other);
+}
+
 int main() {
     cl_uint platforms = 0;
     CHECK(clGetPlatformIDs(0, nullptr, &platforms));
@@ -233,6 +285,29 @@ int main() {
     run_case(s, "plain: border; kernel waits; download, marker on a done event", false, true,
              true, true, false, spins, Completion::marker_on_done);
     own_queue_order(s, spins);
+    {
+        cl_int err = 0;
+        cl_command_queue plain = clCreateCommandQueueWithProperties(s.context, s.device, nullptr,
+                                                                    &err);
+        CHECK(err);
+        cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+        cl_command_queue timed = clCreateCommandQueueWithProperties(s.context, s.device, props,
+                                                                    &err);
+        CHECK(err);
+        cl_event plain_done = nullptr, timed_done = nullptr, fill_done = nullptr;
+        CHECK(clEnqueueMarkerWithWaitList(plain, 0, nullptr, &plain_done));
+        CHECK(clEnqueueMarkerWithWaitList(timed, 0, nullptr, &timed_done));
+        const float zero = 0.0f;
+        CHECK(clEnqueueFillBuffer(timed, s.halo, &zero, sizeof zero, 0, sizeof zero, 0, nullptr,
+                                  &fill_done));
+        CHECK(clFinish(plain));
+        CHECK(clFinish(timed));
+        timed_marker(s, "no wait list:", {}, spins);
+        timed_marker(s, "on a finished user event:", {s.done}, spins);
+        timed_marker(s, "on a plain queue's finished marker:", {plain_done}, spins);
+        timed_marker(s, "on a timed queue's finished marker:", {timed_done}, spins);
+        timed_marker(s, "on a finished fill:", {fill_done}, spins);
+    }
     run_case(s, "plain: border; kernel waits; download, marker after it", false, true, true,
              true, false, spins, Completion::marker);
     run_case(s, "plain: border; kernel waits; download, marker on its event", false, true, true,

@@ -136,8 +136,15 @@ public:
     }
 
     /// An Event at the current end of this queue, timed (see Event::elapsed_ms) unless the queue
-    /// was made without timing (QueueOptions::timing).
+    /// was made without timing (QueueOptions::timing). On NVIDIA's OpenCL a timed event ends only
+    /// once the work enqueued before it on every queue of the device has ended (the driver's
+    /// timestamped markers wait that long): to order work, use mark().
     Event record();
+    /// An untimed Event at the current end of this queue, to wait on (Queue::wait, Event::wait):
+    /// it ends as soon as this queue's work so far has ended, on every backend, and costs less
+    /// than record() (CUDA: a pooled event; OpenCL: no flush, and no marker unless waited on).
+    /// Event::elapsed_ms refuses it.
+    Event mark();
     /// Later work on this queue waits for `event`. For an event of this device, or of another CUDA
     /// device on the CUDA backend, the host does not wait. For an event of a device this queue
     /// cannot wait for on the device (another OpenCL context, or the other backend), the host
