@@ -12,25 +12,32 @@ namespace {
 
 // The primary contexts dualrt retained: one per device at most, looked up only on a thread's
 // first call with no context current.
-std::mutex bindable_mutex;
-std::vector<CUcontext>& bindable() {
-    static std::vector<CUcontext> contexts;
-    return contexts;
+struct Bindable {
+    std::mutex mutex;
+    std::vector<CUcontext> contexts;
+};
+
+// Never destroyed: devices release their contexts through ScopedContext when the backend goes,
+// which may be during static destruction, after a function-local static list would have gone
+// (ASan saw that use after free at exit on the GPU).
+Bindable& bindable() {
+    static Bindable* const list = new Bindable();
+    return *list;
 }
 
 bool may_bind(CUcontext context) {
-    std::lock_guard<std::mutex> lock(bindable_mutex);
-    const auto& contexts = bindable();
-    return std::find(contexts.begin(), contexts.end(), context) != contexts.end();
+    Bindable& list = bindable();
+    std::lock_guard<std::mutex> lock(list.mutex);
+    return std::find(list.contexts.begin(), list.contexts.end(), context) != list.contexts.end();
 }
 
 }  // namespace
 
 void allow_binding(CUcontext primary) {
-    std::lock_guard<std::mutex> lock(bindable_mutex);
-    auto& contexts = bindable();
-    if (std::find(contexts.begin(), contexts.end(), primary) == contexts.end())
-        contexts.push_back(primary);
+    Bindable& list = bindable();
+    std::lock_guard<std::mutex> lock(list.mutex);
+    if (std::find(list.contexts.begin(), list.contexts.end(), primary) == list.contexts.end())
+        list.contexts.push_back(primary);
 }
 
 ScopedContext::ScopedContext(CUcontext context) {
