@@ -205,6 +205,46 @@ static void timed_marker(Setup& s, const char* name, std::vector<cl_event> waits
     clReleaseCommandQueue(other);
 }
 
+// Does a marker without a wait list also hold back the commands after it on its own queue until
+// the other queue's earlier kernel ends? A long kernel on one queue; on another a download, a
+// marker (`waits` its wait list) and a second download, whose own event says when it ran.
+static void marker_holds_queue(Setup& s, const char* name, std::vector<cl_event> waits,
+                               int spins) {
+    cl_int err = 0;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    cl_command_queue other = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
+    CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
+    const cl_uint n = static_cast<cl_uint>(waits.size());
+    double after_ms[5], kernel_ms[5];
+    for (int rep = 0; rep < 5; ++rep) {
+        cl_event long_kernel = nullptr, marker = nullptr, second = nullptr;
+        const auto t0 = Clock::now();
+        CHECK(clEnqueueNDRangeKernel(other, s.spin, 1, nullptr, &s.big_items, nullptr, 0, nullptr,
+                                     &long_kernel));
+        CHECK(clFlush(other));
+        const size_t bytes = s.halo_items * sizeof(float);
+        CHECK(clEnqueueReadBuffer(q, s.halo, CL_FALSE, 0, bytes, s.host, 0, nullptr, nullptr));
+        CHECK(clEnqueueMarkerWithWaitList(q, n, n ? waits.data() : nullptr, &marker));
+        CHECK(clEnqueueReadBuffer(q, s.halo, CL_FALSE, 0, bytes, s.host, 0, nullptr, &second));
+        CHECK(clFlush(q));
+        CHECK(clWaitForEvents(1, &second));
+        after_ms[rep] = ms_since(t0);
+        CHECK(clWaitForEvents(1, &long_kernel));
+        kernel_ms[rep] = ms_since(t0);
+        for (cl_event e : {long_kernel, marker, second}) clReleaseEvent(e);
+    }
+    std::printf("queue after a marker %-24s second download done %7.3f ms, the other queue's "
+                "kernel %7.3f ms (%s)\n",
+                name, after_ms[2], kernel_ms[2],
+                after_ms[2] < 0.5 * kernel_ms[2] ? "not held" : "HELD until the kernel");
+    clReleaseCommandQueue(q);
+    clReleaseCommandQueue(other);
+}
+
 int main() {
     cl_uint platforms = 0;
     CHECK(clGetPlatformIDs(0, nullptr, &platforms));
@@ -307,6 +347,8 @@ int main() {
         timed_marker(s, "on a plain queue's finished marker:", {plain_done}, spins);
         timed_marker(s, "on a timed queue's finished marker:", {timed_done}, spins);
         timed_marker(s, "on a finished fill:", {fill_done}, spins);
+        marker_holds_queue(s, "with no wait list:", {}, spins);
+        marker_holds_queue(s, "on a finished event:", {s.done}, spins);
     }
     run_case(s, "plain: border; kernel waits; download, marker after it", false, true, true,
              true, false, spins, Completion::marker);
