@@ -3,6 +3,10 @@
 // queue, the interior sweep on a second queue that waits for the border kernel) was 0% hidden on
 // NVIDIA's OpenCL and 92% on CUDA. Each case prints when the download was done and when the
 // kernel was, in ms from the first enqueue; a download that overlaps ends long before the kernel.
+// The later cases (session 16) find the cause: a marker with no wait list, which dualrt's events
+// were, ends only after every earlier command of the context; with a wait list it does not, but
+// a timed one is then stamped on another clock. The last case asks whether such a marker also
+// holds back its own queue's later commands.
 //   g++ -O2 -std=c++17 opencl_cross_queue.cpp -lOpenCL
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
