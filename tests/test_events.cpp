@@ -268,8 +268,7 @@ TEST_CASE("events: mark() orders work for another queue and the host, and is nev
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::record()",
                        Event::elapsed_ms(qa.mark(), qa.record()));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "timing", Event::elapsed_ms(qb.mark(), qb.mark()));
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::mark",
-                       dualrt::Queue().mark());
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "Queue::mark", dualrt::Queue().mark());
 }
 
 TEST_CASE("events: an event kept from one launch marks that launch after many more enqueues") {

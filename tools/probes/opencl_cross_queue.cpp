@@ -52,6 +52,16 @@ static double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// An in-order queue of the probe's device, with CL_QUEUE_PROFILING_ENABLE when `profiling`.
+static cl_command_queue make_queue(const Setup& s, bool profiling) {
+    const cl_queue_properties props[] = {
+        CL_QUEUE_PROPERTIES, profiling ? cl_queue_properties(CL_QUEUE_PROFILING_ENABLE) : 0, 0};
+    cl_int err = 0;
+    cl_command_queue queue = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
+    CHECK(err);
+    return queue;
+}
+
 // How the host learns that the download is done: its own event, or a marker enqueued after it
 // (after the kernel was enqueued on the other queue), without or with a wait list. dualrt's
 // OpenCL events are such markers, made when someone asks.
@@ -62,15 +72,8 @@ enum class Completion { read_event, marker, marker_on_read, marker_before_kernel
 static void run_case(Setup& s, const char* name, bool profiling, bool border, bool interior_waits,
                      bool flush_interior, bool blocking_read, int spins,
                      Completion completion = Completion::read_event) {
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                   profiling ? cl_queue_properties(CL_QUEUE_PROFILING_ENABLE) : 0,
-                                   0};
-    cl_int err = 0;
-    cl_command_queue edge = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
-    CHECK(err);
-    cl_command_queue interior =
-        clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
-    CHECK(err);
+    cl_command_queue edge = make_queue(s, profiling);
+    cl_command_queue interior = make_queue(s, profiling);
     CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
     CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
     CHECK(clSetKernelArg(s.touch, 0, sizeof(cl_mem), &s.halo));
@@ -125,9 +128,7 @@ static void run_case(Setup& s, const char* name, bool profiling, bool border, bo
 // A marker whose wait list holds only a finished event must still come after the commands of
 // its own (in-order) queue: a long kernel, then such a marker on the same queue.
 static void own_queue_order(Setup& s, int spins) {
-    cl_int err = 0;
-    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, nullptr, &err);
-    CHECK(err);
+    cl_command_queue q = make_queue(s, false);
     CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
     CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
     int early = 0;
@@ -161,12 +162,8 @@ static void own_queue_order(Setup& s, int spins) {
 // just after the end of the kernel before it), and is it done before a long kernel enqueued
 // earlier on another queue? `waits` is its wait list (empty: none).
 static void timed_marker(Setup& s, const char* name, std::vector<cl_event> waits, int spins) {
-    cl_int err = 0;
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
-    CHECK(err);
-    cl_command_queue other = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
-    CHECK(err);
+    cl_command_queue q = make_queue(s, true);
+    cl_command_queue other = make_queue(s, true);
     const cl_uint n = static_cast<cl_uint>(waits.size());
     const cl_event* list = n ? waits.data() : nullptr;
     // 1. Its timestamp against the kernel before it on its queue.
@@ -214,12 +211,8 @@ static void timed_marker(Setup& s, const char* name, std::vector<cl_event> waits
 // marker (`waits` its wait list) and a second download, whose own event says when it ran.
 static void marker_holds_queue(Setup& s, const char* name, std::vector<cl_event> waits,
                                int spins) {
-    cl_int err = 0;
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
-    CHECK(err);
-    cl_command_queue other = clCreateCommandQueueWithProperties(s.context, s.device, props, &err);
-    CHECK(err);
+    cl_command_queue q = make_queue(s, true);
+    cl_command_queue other = make_queue(s, true);
     CHECK(clSetKernelArg(s.spin, 0, sizeof(cl_mem), &s.big));
     CHECK(clSetKernelArg(s.spin, 1, sizeof(int), &spins));
     const cl_uint n = static_cast<cl_uint>(waits.size());
@@ -289,8 +282,7 @@ int main() {
     s.pinned = clCreateBuffer(s.context, CL_MEM_ALLOC_HOST_PTR, s.halo_items * sizeof(float),
                               nullptr, &err);
     CHECK(err);
-    cl_command_queue q = clCreateCommandQueueWithProperties(s.context, s.device, nullptr, &err);
-    CHECK(err);
+    cl_command_queue q = make_queue(s, false);
     s.host = static_cast<float*>(clEnqueueMapBuffer(q, s.pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
                                                     0, s.halo_items * sizeof(float), 0, nullptr,
                                                     nullptr, &err));
@@ -330,14 +322,8 @@ int main() {
              true, true, false, spins, Completion::marker_on_done);
     own_queue_order(s, spins);
     {
-        cl_int err = 0;
-        cl_command_queue plain = clCreateCommandQueueWithProperties(s.context, s.device, nullptr,
-                                                                    &err);
-        CHECK(err);
-        cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-        cl_command_queue timed = clCreateCommandQueueWithProperties(s.context, s.device, props,
-                                                                    &err);
-        CHECK(err);
+        cl_command_queue plain = make_queue(s, false);
+        cl_command_queue timed = make_queue(s, true);
         cl_event plain_done = nullptr, timed_done = nullptr, fill_done = nullptr;
         CHECK(clEnqueueMarkerWithWaitList(plain, 0, nullptr, &plain_done));
         CHECK(clEnqueueMarkerWithWaitList(timed, 0, nullptr, &timed_done));
