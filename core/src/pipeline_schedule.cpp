@@ -215,12 +215,13 @@ void ChunkScheduler::upload(std::size_t i) {
     }
     timing_.mark(i, before_upload, queue);
     // The uploads' end is kept only where something waits for it: a refill of its pinned
-    // buffers, or a compute on another queue. A timed chunk's after_upload point serves; else
-    // the last copy's own event. An event still held when the queue's next command is enqueued
-    // costs a marker there (a cuEventRecord on CUDA, about 8 us on NVIDIA's OpenCL), so no copy's
-    // event is held past the next copy, nor past the timed point.
+    // buffers, or a compute on another queue. An event still held when the queue's next command
+    // is enqueued costs a marker there (a cuEventRecord on CUDA, about 8 us on NVIDIA's OpenCL),
+    // so no copy's event is held past the next copy. The last one's own event serves, also in a
+    // timed chunk: its after_upload point would do on CUDA, but on NVIDIA's OpenCL a timed point
+    // ends only once every earlier command of the context has (guide.md), so a wait on it would
+    // hold the compute, or the host's next refill, behind other chunks' computes and downloads.
     const bool waited_for = staged || queues_.compute(i).impl() != queue.impl();
-    const bool timed = timing_.timed(i);
     backend::EventPtr last;
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
@@ -229,11 +230,9 @@ void ChunkScheduler::upload(std::size_t i) {
                                             range.count * arrays_.inputs[k].elem_size,
                                             Sync::async);
     }
-    if (!waited_for || timed) last.reset();
+    if (!waited_for) last.reset();
+    in_flight(i).uploaded = waited_for ? Event(std::move(last)) : Event();
     timing_.mark(i, after_upload, queue);
-    in_flight(i).uploaded = !waited_for ? Event()
-                            : timed     ? timing_.point(i, after_upload)
-                                        : Event(std::move(last));
 }
 
 void ChunkScheduler::compute(std::size_t i) {
@@ -263,17 +262,14 @@ void ChunkScheduler::compute(std::size_t i) {
     views.halo_after = range.halo_after;
     views.row_width = arrays_.halo.row_width();
     compute_(views);
+    // A download on another queue waits for the compute's end: an untimed mark (the compute
+    // function's own events are not ours), also in a timed chunk, for the reason upload() gives.
+    // A mark is the last enqueue's own event where the backend can: no timestamp, no new event
+    // per chunk (a timed record() cost 2 us on CUDA and a flush on OpenCL, per chunk, in
+    // three-queue mode).
+    in_flight(i).computed =
+        queues_.download(i).impl() != queue.impl() ? Event(queue.impl()->mark()) : Event();
     timing_.mark(i, after_compute, queue);
-    // A download on another queue waits for the compute's end: the timed point where there is
-    // one, else an untimed mark (the compute function's own events are not ours). A mark is the
-    // last enqueue's own event where the backend can: no timestamp, no new event per chunk (a
-    // timed record() cost 2 us on CUDA and a flush on OpenCL, per chunk, in three-queue mode).
-    if (queues_.download(i).impl() != queue.impl()) {
-        const Event& timed = timing_.point(i, after_compute);
-        in_flight(i).computed = timed.valid() ? timed : Event(queue.impl()->mark());
-    } else {
-        in_flight(i).computed = Event();
-    }
 }
 
 void ChunkScheduler::download(std::size_t i) {
@@ -284,15 +280,14 @@ void ChunkScheduler::download(std::size_t i) {
 
     // As in upload(): the downloads' end is kept only where something waits for it (the
     // copy-out of staged outputs, the upload that reuses this slot from another queue, or a
-    // source of chunks), as the timed point where there is one, and no copy's event is held
-    // past the next command of the queue.
+    // source of chunks), as the last copy's own event, timed chunk or not, and no copy's event is
+    // held past the next copy of the queue.
     const std::size_t depth = slots_.size();
     const bool reuse_waits = queues_.upload(i + depth).impl() != queue.impl();
     bool staged = false;
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
         staged = staged || !output_staging_.ring(k).empty();
     const bool waited_for = staged || reuse_waits || keep_downloads_;
-    const bool timed = timing_.timed(i);
     backend::EventPtr last;
     bool retired_ahead = false;
     std::size_t bytes_moved = 0;
@@ -314,11 +309,9 @@ void ChunkScheduler::download(std::size_t i) {
         bytes_moved += bytes;
     }
     for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
-    if (!waited_for || timed) last.reset();
+    if (!waited_for) last.reset();
+    Event downloaded = waited_for ? Event(std::move(last)) : Event();
     timing_.mark(i, after_download, queue);
-    Event downloaded = !waited_for ? Event()
-                       : timed     ? timing_.point(i, after_download)
-                                   : Event(std::move(last));
     if (queues_.mode == PipelineMode::lanes) {
         const std::size_t lane = i % queues_.queues.size();
         unnudged_bytes_[lane] += bytes_moved;

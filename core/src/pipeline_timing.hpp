@@ -52,9 +52,9 @@ public:
 
     bool timed(std::size_t chunk) const { return chunk < timed_.size() && timed_[chunk]; }
     // Records `point` of `chunk` on `queue` when the chunk is timed (or it is the run's start).
+    // Timed points are for the report and the stage model only, never for ordering work: on
+    // NVIDIA's OpenCL one ends only once every earlier command of the context has.
     void mark(std::size_t chunk, TimedPoint point, Queue& queue);
-    // The recorded point (empty when not recorded).
-    const Event& point(std::size_t chunk, TimedPoint point) const;
     // Records the run's end on `queue`, after the last work enqueued on it.
     void mark_end(Queue& queue);
     // Host time spent recording so far (the scheduler leaves it out of the host stage).
@@ -76,6 +76,8 @@ private:
     std::vector<Event> ends_;
     double record_host_ms_ = 0.0;
     std::vector<double> record_ms_;  // each timed event's host cost
+    // The recorded point (empty when not recorded).
+    const Event& point(std::size_t chunk, TimedPoint point) const;
     // A timed event at the end of `queue`, its host cost added to the run's.
     Event record_timed(Queue& queue);
 };
