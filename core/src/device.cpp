@@ -2,6 +2,7 @@
 
 #include "backend/backend.hpp"
 #include "errors.hpp"
+#include "fault_journal.hpp"
 #include "pinned_ranges.hpp"
 
 #include <limits>
@@ -83,6 +84,8 @@ void check_host_view(std::size_t size, std::size_t offset, std::size_t count) {
 }
 
 }  // namespace detail
+
+backend::DeviceImpl::~DeviceImpl() { detail::journal_forget(*this); }
 
 bool backend::DeviceImpl::can_wait_on(const DeviceImpl& other) const { return &other == this; }
 

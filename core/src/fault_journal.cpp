@@ -2,8 +2,8 @@
 // completed, each with its kernel's name, queue and sequence number.
 #include "fault_journal.hpp"
 
+#include <array>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -21,9 +21,48 @@ struct Launch {
     std::string kernel;
 };
 
+// The last kept_per_device launches in flight, oldest first, in a ring whose entries are
+// overwritten in place: a launch, which lands here every time, then costs no allocation (an
+// entry's name keeps its capacity), where a deque of entries allocated a node every few
+// launches and a name longer than the string's inline storage each time.
+class InFlight {
+public:
+    std::size_t size() const { return size_; }
+    const Launch& operator[](std::size_t k) const { return ring_[(first_ + k) % kept_per_device]; }
+
+    // Adds a launch; when full, the oldest is overwritten and false returned.
+    bool push(std::uint64_t number, const void* queue, const std::string& kernel) {
+        const bool room = size_ < kept_per_device;
+        Launch& slot = ring_[(first_ + size_) % kept_per_device];
+        slot.kernel.assign(kernel);  // first: should it throw, the slot is unchanged
+        slot.number = number;
+        slot.queue = queue;
+        if (room) ++size_;
+        else first_ = (first_ + 1) % kept_per_device;
+        return room;
+    }
+
+    // Drops the launches of `queue`, keeping the others in order.
+    void remove_queue(const void* queue) {
+        std::size_t kept = 0;
+        for (std::size_t k = 0; k < size_; ++k) {
+            Launch& from = ring_[(first_ + k) % kept_per_device];
+            if (from.queue == queue) continue;
+            if (kept != k) std::swap(ring_[(first_ + kept) % kept_per_device], from);
+            ++kept;
+        }
+        size_ = kept;
+    }
+
+private:
+    std::array<Launch, kept_per_device> ring_{};
+    std::size_t first_ = 0;
+    std::size_t size_ = 0;
+};
+
 struct DeviceJournal {
     std::uint64_t launches = 0;
-    std::deque<Launch> in_flight;
+    InFlight in_flight;
     std::uint64_t dropped = 0;  // in flight, but pushed out of `in_flight`
 };
 
@@ -32,9 +71,10 @@ struct Journal {
     std::map<const backend::DeviceImpl*, DeviceJournal> devices;
 };
 
+// Never destroyed: devices released during static destruction still forget their entries.
 Journal& journal() {
-    static Journal instance;
-    return instance;
+    static Journal* const instance = new Journal;
+    return *instance;
 }
 
 }  // namespace
@@ -45,11 +85,7 @@ void journal_launch(const backend::DeviceImpl& device, const void* queue,
         Journal& j = journal();
         std::lock_guard<std::mutex> lock(j.mutex);
         DeviceJournal& d = j.devices[&device];
-        d.in_flight.push_back({++d.launches, queue, kernel});
-        if (d.in_flight.size() > kept_per_device) {
-            d.in_flight.pop_front();
-            ++d.dropped;
-        }
+        if (!d.in_flight.push(++d.launches, queue, kernel)) ++d.dropped;
     } catch (...) {
         // Out of memory for a journal entry: the fault message will name fewer kernels.
     }
@@ -60,10 +96,13 @@ void journal_queue_done(const backend::DeviceImpl& device, const void* queue) no
     std::lock_guard<std::mutex> lock(j.mutex);
     auto found = j.devices.find(&device);
     if (found == j.devices.end()) return;
-    auto& in_flight = found->second.in_flight;
-    for (auto it = in_flight.begin(); it != in_flight.end();) {
-        it = it->queue == queue ? in_flight.erase(it) : std::next(it);
-    }
+    found->second.in_flight.remove_queue(queue);
+}
+
+void journal_forget(const backend::DeviceImpl& device) noexcept {
+    Journal& j = journal();
+    std::lock_guard<std::mutex> lock(j.mutex);
+    j.devices.erase(&device);
 }
 
 void rethrow_with_suspects(const backend::DeviceImpl& device, const Error& error) {
@@ -73,9 +112,10 @@ void rethrow_with_suspects(const backend::DeviceImpl& device, const Error& error
         Journal& j = journal();
         std::lock_guard<std::mutex> lock(j.mutex);
         if (auto found = j.devices.find(&device); found != j.devices.end()) {
-            for (const Launch& launch : found->second.in_flight) {
-                suspects += (suspects.empty() ? "'" : ", '") + launch.kernel + "' (launch #" +
-                            std::to_string(launch.number) + ")";
+            const InFlight& in_flight = found->second.in_flight;
+            for (std::size_t k = 0; k < in_flight.size(); ++k) {
+                suspects += (suspects.empty() ? "'" : ", '") + in_flight[k].kernel +
+                            "' (launch #" + std::to_string(in_flight[k].number) + ")";
             }
             dropped = found->second.dropped;
         }

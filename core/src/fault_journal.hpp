@@ -21,6 +21,8 @@ void journal_launch(const backend::DeviceImpl& device, const void* queue,
 // Everything enqueued on `queue` so far has completed (a finish or a blocking call returned).
 void journal_queue_done(const backend::DeviceImpl& device, const void* queue) noexcept;
 
+// `device` is going: its entries go too, so that a device made later at its address starts empty.
+void journal_forget(const backend::DeviceImpl& device) noexcept;
 // Throws `error` again, with the kernels in flight on `device` added to its detail when it is
 // Errc::device_lost (a kernel faulted).
 [[noreturn]] void rethrow_with_suspects(const backend::DeviceImpl& device, const Error& error);

@@ -213,7 +213,7 @@ public:
 
 class DeviceImpl {
 public:
-    virtual ~DeviceImpl() = default;
+    virtual ~DeviceImpl();  // forgets the device's launches in the fault journal
     virtual const DeviceInfo& info() const = 0;
     // Throws Errc::out_of_memory when the allocation fails. bytes > 0 (checked by the core).
     virtual std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) = 0;
