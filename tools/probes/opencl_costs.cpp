@@ -136,6 +136,16 @@ int main(int argc, char** argv) {
         auto fin = [q] { CHECK(clFinish(q)); };
         auto launch = [&](cl_event* e) { CHECK(clEnqueueNDRangeKernel(q, empty_kernel, 1, nullptr, &g, &l, 0, nullptr, e)); };
         std::printf("[%s queue] enqueue no event: %.3f us\n", qname, per_call(N, [&](int) { launch(nullptr); }, fin));
+        // dualrt sets every argument at each launch; a plain program sets unchanged ones once.
+        std::printf("[%s queue] enqueue no event, scalar set each launch: %.3f us\n", qname,
+                    per_call(N, [&](int) { CHECK(clSetKernelArg(empty_kernel, 0, sizeof zero, &zero)); launch(nullptr); }, fin));
+        std::printf("[%s queue] enqueue no event, scalar changed each launch: %.3f us\n", qname,
+                    per_call(N, [&](int i) { cl_uint v = i & 1; CHECK(clSetKernelArg(empty_kernel, 0, sizeof v, &v)); launch(nullptr); }, fin));
+        std::printf("[%s queue] enqueue no event, buffer set and cleared each launch: %.3f us\n", qname,
+                    per_call(N, [&](int) { CHECK(clSetKernelArg(empty_kernel, 1, sizeof big, &big)); launch(nullptr);
+                                           cl_mem none = nullptr; CHECK(clSetKernelArg(empty_kernel, 1, sizeof none, &none)); }, fin));
+        CHECK(clSetKernelArg(empty_kernel, 0, sizeof zero, &zero));
+        CHECK(clSetKernelArg(empty_kernel, 1, sizeof big, &big));
         std::vector<cl_event> kept(N);
         std::printf("[%s queue] enqueue own event kept: %.3f us\n", qname,
                     per_call(N, [&](int i) { launch(&kept[i]); }, [&] { fin(); for (auto e : kept) clReleaseEvent(e); }));
