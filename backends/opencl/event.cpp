@@ -15,6 +15,9 @@ namespace dualrt::opencl {
 EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, Start start)
     : queue_(std::move(queue)), complete_(start == Start::complete), timed_(false) {}
 
+EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, Stamp stamp)
+    : queue_(std::move(queue)), complete_(false), timed_(true), stamp_(stamp) {}
+
 EventImpl::EventImpl(std::shared_ptr<QueueImpl> queue, cl::Event event, bool timed)
     : queue_(std::move(queue)), event_(std::move(event)), recorded_(true), complete_(false),
       timed_(timed) {}
@@ -111,7 +114,10 @@ bool EventImpl::is_complete() {
     return status == CL_COMPLETE;
 }
 
-cl_ulong EventImpl::end_ns() {
+cl_ulong EventImpl::stamp_ns() {
+    if (stamp_ == Stamp::start)
+        return CL_CHECK(cl_event().getProfilingInfo<CL_PROFILING_COMMAND_START>(),
+                        "reading CL_PROFILING_COMMAND_START of " + describe());
     return CL_CHECK(cl_event().getProfilingInfo<CL_PROFILING_COMMAND_END>(),
                     "reading CL_PROFILING_COMMAND_END of " + describe());
 }
@@ -129,8 +135,8 @@ double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
     }
     from.wait();
     wait();
-    const cl_ulong begin_ns = from.end_ns();
-    const cl_ulong finish_ns = end_ns();
+    const cl_ulong begin_ns = from.stamp_ns();
+    const cl_ulong finish_ns = stamp_ns();
     // Unsigned difference reinterpreted as signed: negative when this event ended first.
     const auto delta_ns = static_cast<std::int64_t>(finish_ns - begin_ns);
     return static_cast<double>(delta_ns) / 1e6;

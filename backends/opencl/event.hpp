@@ -43,6 +43,12 @@ public:
     enum class Start { pending, complete };
     // An untimed event without a cl_event: pending (the queue sets its sequence) or complete.
     EventImpl(std::shared_ptr<QueueImpl> queue, Start start);
+    // Which timestamp of its command a timed event reads: the end (every timed event but one),
+    // or the start, for the first command of a timed span (QueueImpl::begin_timed_span).
+    enum class Stamp { end, start };
+    // A timed event reading `stamp` of a command not yet enqueued: its queue hands it that
+    // command's cl_event (set_recorded) when it is enqueued.
+    EventImpl(std::shared_ptr<QueueImpl> queue, Stamp stamp);
     // An event holding `event` from the start. `timed`: whether it is a timing point
     // (QueueImpl::record); the queue profiles every command, but only timed events are offered
     // for timing, as on CUDA.
@@ -62,8 +68,8 @@ public:
     // polling makes progress. Throws Errc::backend_failure naming the status when it failed.
     bool is_complete() override;
     bool timed() const override { return timed_; }
-    // Waits for both events, then (this command's end - start's command end) in milliseconds,
-    // from CL_PROFILING_COMMAND_END. Errc::invalid_argument, before waiting, when either carries
+    // Waits for both events, then (this event's timestamp - start's) in milliseconds, each from
+    // CL_PROFILING_COMMAND_END of its command (CL_PROFILING_COMMAND_START for Stamp::start). Errc::invalid_argument, before waiting, when either carries
     // no timestamp (a wrapped queue without CL_QUEUE_PROFILING_ENABLE, a wrapped user event).
     double elapsed_ms_since(backend::EventImpl& start) override;
     NativeHandle native_handle() const override;  // cl_event, owned by this object
@@ -90,7 +96,7 @@ public:
 private:
     std::string describe() const;
     [[noreturn]] void raise_failed_command(cl_int status) const;
-    cl_ulong end_ns();
+    cl_ulong stamp_ns();  // CL_PROFILING_COMMAND_END, or _START for Stamp::start
     bool wrapped() const noexcept { return queue_ == nullptr; }
     const DeviceImpl& owner() const;  // the queue's device, or a wrapped event's own
     // Whether the driver keeps a timestamp for this event; if not, why, for elapsed_ms_since.
@@ -111,6 +117,7 @@ private:
     const bool complete_;  // a blocking read or write: done when this object was made
     std::atomic<bool> finished_{false};  // a wait finished its queue while it was the last command
     const bool timed_;
+    const Stamp stamp_ = Stamp::end;
 };
 
 }  // namespace dualrt::opencl

@@ -220,7 +220,16 @@ backend::EventPtr QueueImpl::enqueue(bool wait, Command&& command) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
-        if (wait || own_events_) {
+        if (spanning_) {
+            // In a timed span the command's own event times it, and is the queue's last point.
+            cl::Event native;
+            command(&native);
+            if (!span_start_->recorded()) span_start_->set_recorded(native);
+            span_last_ = native;
+            event->set_recorded(std::move(native));
+            event->set_sequence(++sequence_);
+            last_ = event;
+        } else if (wait || own_events_) {
             // The command's own event: a failure is then reported with the command's status.
             cl::Event native;
             command(&native);
@@ -385,6 +394,35 @@ backend::EventPtr QueueImpl::record() {
     return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), true);
 }
 
+backend::EventPtr QueueImpl::begin_timed_span() {
+    if (!profiling_) return record();
+    auto start = std::make_shared<EventImpl>(shared_from_this(), EventImpl::Stamp::start);
+    std::lock_guard<std::mutex> lock(mutex_);
+    spanning_ = true;
+    span_start_ = start;
+    span_last_ = cl::Event();
+    return start;
+}
+
+backend::EventPtr QueueImpl::end_timed_span() {
+    if (!profiling_) return record();
+    std::shared_ptr<EventImpl> start;
+    cl::Event last;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        spanning_ = false;
+        start = std::move(span_start_);
+        last = std::move(span_last_);
+        span_start_.reset();
+        span_last_ = cl::Event();
+    }
+    if (last() != nullptr) return std::make_shared<EventImpl>(shared_from_this(), std::move(last), true);
+    // No command in the span: both ends are a timed marker.
+    auto end = record();
+    if (start && !start->recorded()) start->set_recorded(ours(*end).cl_event());
+    return end;
+}
+
 backend::EventPtr QueueImpl::mark() {
     // With an event per command (DUALRT_SYNC), a marker now is the only pending-free point.
     if (own_events_) {
@@ -428,6 +466,10 @@ void QueueImpl::finish() {
         std::shared_ptr<EventImpl> previous;  // released after the lock
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
+        // A span left open (its timing abandoned by an error) ends here.
+        spanning_ = false;
+        span_start_.reset();
+        span_last_ = cl::Event();
     }
     CL_CHECK_SYNC(queue_.finish(), describe("finishing"));
 }

@@ -63,6 +63,12 @@ public:
     // The last enqueue's event, or a pending one at the same point: its marker is made only when
     // someone waits for it, and no flush comes with it (a waiting queue flushes this one).
     backend::EventPtr mark() override;
+    // A span timed by its commands' own events (CL_PROFILING_COMMAND_START of the first,
+    // CL_PROFILING_COMMAND_END of the last): every command of an open span is enqueued with its
+    // own event, as a kept event costs. On a queue without profiling: record().
+    bool times_commands() const override { return profiling_; }
+    backend::EventPtr begin_timed_span() override;
+    backend::EventPtr end_timed_span() override;
     void wait_for(backend::EventImpl& event) override;  // clEnqueueBarrierWithWaitList
     // clFinish: blocks. Makes the marker of the last enqueue's pending event first, so that the
     // event reads complete afterwards.
@@ -126,6 +132,11 @@ private:
     std::mutex mutex_;  // guards everything below and the pending events' markers
     std::weak_ptr<EventImpl> last_;  // the event of the last enqueue
     std::uint64_t sequence_ = 0;     // enqueues with a pending event so far: last_'s sequence
+    // An open timed span (begin_timed_span): its start, bound to the first command's own event,
+    // and the last command's own event so far.
+    bool spanning_ = false;
+    std::shared_ptr<EventImpl> span_start_;
+    cl::Event span_last_;
 };
 
 }  // namespace dualrt::opencl

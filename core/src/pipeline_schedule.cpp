@@ -213,7 +213,7 @@ void ChunkScheduler::upload(std::size_t i) {
         }
         sources[k] = source;
     }
-    timing_.mark(i, before_upload, queue);
+    timing_.begin_stage(i, after_upload, queue);
     // The uploads' end is kept only where something waits for it: a refill of its pinned
     // buffers, or a compute on another queue. An event still held when the queue's next command
     // is enqueued costs a marker there (a cuEventRecord on CUDA, about 8 us on NVIDIA's OpenCL),
@@ -232,7 +232,7 @@ void ChunkScheduler::upload(std::size_t i) {
     }
     if (!waited_for) last.reset();
     in_flight(i).uploaded = waited_for ? Event(std::move(last)) : Event();
-    timing_.mark(i, after_upload, queue);
+    timing_.end_stage(i, after_upload, queue);
 }
 
 void ChunkScheduler::compute(std::size_t i) {
@@ -261,6 +261,7 @@ void ChunkScheduler::compute(std::size_t i) {
     views.halo_before = range.halo_before;
     views.halo_after = range.halo_after;
     views.row_width = arrays_.halo.row_width();
+    timing_.begin_stage(i, after_compute, queue);
     compute_(views);
     // A download on another queue waits for the compute's end: an untimed mark (the compute
     // function's own events are not ours), also in a timed chunk, for the reason upload() gives.
@@ -269,7 +270,7 @@ void ChunkScheduler::compute(std::size_t i) {
     // three-queue mode).
     in_flight(i).computed =
         queues_.download(i).impl() != queue.impl() ? Event(queue.impl()->mark()) : Event();
-    timing_.mark(i, after_compute, queue);
+    timing_.end_stage(i, after_compute, queue);
 }
 
 void ChunkScheduler::download(std::size_t i) {
@@ -291,6 +292,7 @@ void ChunkScheduler::download(std::size_t i) {
     backend::EventPtr last;
     bool retired_ahead = false;
     std::size_t bytes_moved = 0;
+    timing_.begin_stage(i, after_download, queue);
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
         const HostSide& side = arrays_.outputs[k];
         const std::size_t bytes = chunk.count * side.elem_size;
@@ -311,7 +313,7 @@ void ChunkScheduler::download(std::size_t i) {
     for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
     if (!waited_for) last.reset();
     Event downloaded = waited_for ? Event(std::move(last)) : Event();
-    timing_.mark(i, after_download, queue);
+    timing_.end_stage(i, after_download, queue);
     if (queues_.mode == PipelineMode::lanes) {
         const std::size_t lane = i % queues_.queues.size();
         unnudged_bytes_[lane] += bytes_moved;

@@ -11,14 +11,17 @@
 #include "pipeline_plan.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <vector>
 
 namespace dualrt::detail {
 
-// The points of a timed chunk: before its upload (once its queue may start it), after the
-// upload, after the compute, after the download; each on the queue of the stage it closes.
+// The points of a timed chunk: the start of its upload, the end of the upload, of the compute
+// and of the download; each on the queue of its stage, taken from the stage's first and last
+// commands where the backend can (Queue begin_timed_span / end_timed_span), else timed events
+// before and after them.
 enum TimedPoint : std::size_t { before_upload = 0, after_upload = 1, after_compute = 2,
                                 after_download = 3 };
 
@@ -51,16 +54,21 @@ public:
     RunTiming(std::vector<bool> timed, PipelineMode mode);
 
     bool timed(std::size_t chunk) const { return chunk < timed_.size() && timed_[chunk]; }
-    // Records `point` of `chunk` on `queue` when the chunk is timed (or it is the run's start).
+    // Around the commands of one stage of `chunk` on `queue`, the stage named by the point that
+    // ends it (after_upload, after_compute or after_download): begin_stage before its first
+    // command, end_stage after its last, with no other stage begun in between. They record the
+    // chunk's points when it is timed (and the run's start, chunk 0's before_upload).
     // Timed points are for the report and the stage model only, never for ordering work: on
-    // NVIDIA's OpenCL one ends only once every earlier command of the context has.
-    void mark(std::size_t chunk, TimedPoint point, Queue& queue);
+    // NVIDIA's OpenCL a timed marker ends only once every earlier command of the context has.
+    void begin_stage(std::size_t chunk, TimedPoint end, Queue& queue);
+    void end_stage(std::size_t chunk, TimedPoint end, Queue& queue);
     // Records the run's end on `queue`, after the last work enqueued on it.
     void mark_end(Queue& queue);
     // Host time spent recording so far (the scheduler leaves it out of the host stage).
     double record_host_ms() const { return record_host_ms_; }
     std::size_t records() const { return record_ms_.size(); }
-    // The median host cost of one timed event this run, for the estimate of later runs (0 when
+    // The median host cost of one timed event this run (of one timed span, its commands'
+    // enqueues included, where the queue times commands), for the estimate of later runs (0 when
     // none was recorded). The median, not the mean: one record caught by a preemption of the
     // thread would otherwise make learning look unaffordable for several runs.
     double typical_record_ms() const;
@@ -76,10 +84,14 @@ private:
     std::vector<Event> ends_;
     double record_host_ms_ = 0.0;
     std::vector<double> record_ms_;  // each timed event's host cost
+    bool span_open_ = false;         // between a begin_stage that began a span and its end
+    std::chrono::steady_clock::time_point span_begun_;
     // The recorded point (empty when not recorded).
     const Event& point(std::size_t chunk, TimedPoint point) const;
-    // A timed event at the end of `queue`, its host cost added to the run's.
-    Event record_timed(Queue& queue);
+    // A timed event from `make`, its host cost added to the run's (left out of the host stage)
+    // and, with `sample`, to the samples of typical_record_ms().
+    template <typename Make>
+    Event timed_event(Make&& make, bool sample = true);
 };
 
 // Whether a learning run's timed windows (learning_records timed events of `record_ms` each)

@@ -200,6 +200,17 @@ public:
     // record() (no timestamp; CUDA: a pooled event, OpenCL: no flush), so a Pipeline can join
     // its stages per chunk with it. Defaults to record().
     virtual EventPtr mark();
+    // (optional) Whether this queue times a span of commands from the commands themselves: the
+    // event begin_timed_span() returns reads when the first command enqueued after it started,
+    // the one end_timed_span() returns when the last of them ended; both time like record()'s.
+    // A Pipeline times its stages so where it can, else with record()s before and after them,
+    // which is right where a timed event keeps its queue's order (CUDA: the defaults, false and
+    // two record()s). The OpenCL backend times commands, since a timed marker of NVIDIA's OpenCL
+    // ends only once every earlier command of the context has. A span without commands gives
+    // two record()s. Spans do not nest; finish() ends an open one.
+    virtual bool times_commands() const { return false; }
+    virtual EventPtr begin_timed_span() { return record(); }
+    virtual EventPtr end_timed_span() { return record(); }
     // Later work waits; the host does not. `event` belongs to this queue's device, or to one
     // for which device().can_wait_on(event.device()) is true.
     virtual void wait_for(EventImpl& event) = 0;
