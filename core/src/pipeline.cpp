@@ -4,6 +4,7 @@
 #include <dualrt/pipeline.hpp>
 
 #include "errors.hpp"
+#include "log.hpp"
 #include "pipeline_checks.hpp"
 #include "pipeline_drivers.hpp"
 #include "pipeline_one_device.hpp"
@@ -116,11 +117,18 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
                                     const Halo& halo, const ChunkFunction& compute) {
     const auto started = std::chrono::steady_clock::now();
     State& s = *state_;
-    if (s.several)
-        return s.several->run(inputs, input_count, outputs, output_count, halo, compute, started);
-    return s.one->run(detail::checked_arrays(inputs, input_count, outputs, output_count, halo,
-                                             s.options.in_place, "Pipeline::run"),
-                      halo, compute, started);
+    PipelineReport report =
+        s.several ? s.several->run(inputs, input_count, outputs, output_count, halo, compute,
+                                   started)
+                  : s.one->run(detail::checked_arrays(inputs, input_count, outputs, output_count,
+                                                      halo, s.options.in_place, "Pipeline::run"),
+                               halo, compute, started);
+    // Every run's plan and stages, for DUALRT_LOG=debug: what auto chose, run by run, in a
+    // program that keeps only the figures it needs.
+    if (detail::log().should_log(spdlog::level::debug))
+        detail::log().debug("Pipeline run, {:.3f} ms on the host: {}", report.host_ms,
+                            report.summary());
+    return report;
 }
 
 }  // namespace dualrt
