@@ -69,7 +69,8 @@ public:
     bool is_complete() override;
     bool timed() const override { return timed_; }
     // Waits for both events, then (this event's timestamp - start's) in milliseconds, each from
-    // CL_PROFILING_COMMAND_END of its command (CL_PROFILING_COMMAND_START for Stamp::start). Errc::invalid_argument, before waiting, when either carries
+    // CL_PROFILING_COMMAND_END of its command (CL_PROFILING_COMMAND_START for Stamp::start); 0
+    // where two record()s of one queue read out of order (see the definition). Errc::invalid_argument, before waiting, when either carries
     // no timestamp (a wrapped queue without CL_QUEUE_PROFILING_ENABLE, a wrapped user event).
     double elapsed_ms_since(backend::EventImpl& start) override;
     NativeHandle native_handle() const override;  // cl_event, owned by this object
@@ -92,6 +93,8 @@ public:
     void set_sequence(std::uint64_t sequence) noexcept { sequence_ = sequence; }
     // `event` (a marker) has just been enqueued for this event. Under the queue's mutex.
     void set_recorded(cl::Event event) const noexcept;
+    // This event is its queue's `order`-th timed record() (from 1), before anyone holds it.
+    void set_record_order(std::uint64_t order) noexcept { record_order_ = order; }
 
 private:
     std::string describe() const;
@@ -118,6 +121,7 @@ private:
     std::atomic<bool> finished_{false};  // a wait finished its queue while it was the last command
     const bool timed_;
     const Stamp stamp_ = Stamp::end;
+    std::uint64_t record_order_ = 0;  // 0: not a record() of its queue
 };
 
 }  // namespace dualrt::opencl

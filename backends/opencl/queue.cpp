@@ -381,17 +381,21 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
 backend::EventPtr QueueImpl::record() {
     if (untimed_) return mark();  // a queue without timing: an untimed point
     cl::Event marker;
+    std::uint64_t order = 0;
     {
         std::shared_ptr<EventImpl> previous;  // released after the lock
         std::lock_guard<std::mutex> lock(mutex_);
         previous = record_last_locked();
         marker = enqueue_marker_locked(Marker::timed, "recording an event");
+        order = ++timed_records_;
         // Submitted at once, so that on an idle queue the timestamp is the moment of record(),
         // not that of whatever later call happens to flush the queue (a staged copy's first
         // DMA comes only after a host memcpy, which would then fall outside the timing).
         CL_CHECK(queue_.flush(), describe("submitting a recorded event"));
     }
-    return std::make_shared<EventImpl>(shared_from_this(), std::move(marker), true);
+    auto event = std::make_shared<EventImpl>(shared_from_this(), std::move(marker), true);
+    event->set_record_order(order);
+    return event;
 }
 
 backend::EventPtr QueueImpl::begin_timed_span() {

@@ -134,6 +134,7 @@ private:
     std::uint64_t sequence_ = 0;     // enqueues with a pending event so far: last_'s sequence
     // An open timed span (begin_timed_span): its start, bound to the first command's own event,
     // and the last command's own event so far.
+    std::uint64_t timed_records_ = 0;  // record()s with timestamps so far: their order
     bool spanning_ = false;
     std::shared_ptr<EventImpl> span_start_;
     cl::Event span_last_;
