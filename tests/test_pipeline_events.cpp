@@ -342,45 +342,27 @@ LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int ru
 }  // namespace
 
 TEST_CASE("pipeline events: a run takes two lanes where the timed stages show one engine busy "
-          "most of a chunk, tries the other count twice, and keeps the faster") {
+          "most of a chunk, and all of them otherwise") {
     // Uploads of two inputs at 2 ns a byte against downloads at 0.5 and a quick compute: the
     // upload engine is the busiest, at well over half of a chunk's stage time.
     const test::counting::Costs uploads_bound = engine_costs(2.0, 0.5, 0.1);
-    const LaneRuns bound = lane_runs(uploads_bound, 0, 6);
+    const LaneRuns bound = lane_runs(uploads_bound, 0, 3);
     CHECK(bound.correct);
-    // The first run times its windows on all four lanes; the next one uses the two the stages
-    // suggest; the two after try four again; then the faster count stays.
+    // The first run times its windows on all four lanes; the next ones use two.
     INFO(bound.reports[1].summary());
     CHECK(bound.reports[0].queues == 4);
     CHECK(bound.reports[1].queues == 2);
     CHECK(bound.reports[1].depth == 2);
-    CHECK(test_contains(bound.reports[1].chunking, "on 2 of 4 lanes (the busiest stage"));
-    CHECK(bound.reports[2].queues == 4);
-    CHECK(test_contains(bound.reports[2].chunking, "trying 4 lanes against the 2"));
-    CHECK(bound.reports[3].queues == 4);
-    // Runs 1 (two lanes) and 0, 2, 3 (four) ran the same plan: the faster count wins, two on a
-    // tie. The counting device's engines take one command at a time, so four lanes never win.
-    const double two = bound.reports[1].measured_ms;
-    const double four = std::min({bound.reports[0].measured_ms, bound.reports[2].measured_ms,
-                                  bound.reports[3].measured_ms});
-    INFO("two lanes " << two << " ms, four " << four << " ms");
-    const std::size_t faster = four < two ? 4 : 2;
-    CHECK(bound.reports[4].queues == faster);
-    CHECK(bound.reports[5].queues == faster);
-    CHECK(test_contains(bound.reports[4].chunking, std::to_string(faster) + " lanes ran faster"));
+    CHECK(test_contains(bound.reports[1].chunking, "on 2 of 4 lanes"));
+    CHECK(bound.reports[2].queues == 2);
 
-    // Balanced stages suggest all four; two are tried twice, then the faster stays.
-    const LaneRuns even = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 5);
+    // Balanced stages keep all four.
+    const LaneRuns even = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3);
     CHECK(even.correct);
-    CHECK(even.reports[0].queues == 4);
-    CHECK(even.reports[1].queues == 2);
-    CHECK(even.reports[2].queues == 2);
-    const double even_four = even.reports[0].measured_ms;
-    const double even_two = std::min(even.reports[1].measured_ms, even.reports[2].measured_ms);
-    CHECK(even.reports[3].queues == (even_two < even_four ? 2u : 4u));
+    for (const auto& report : even.reports) CHECK(report.queues == 4);
 
     // A depth the caller set is kept, whatever the stages say.
-    const LaneRuns set = lane_runs(uploads_bound, 4, 5);
+    const LaneRuns set = lane_runs(uploads_bound, 4, 3);
     CHECK(set.correct);
     for (const auto& report : set.reports) CHECK(report.queues == 4);
 }

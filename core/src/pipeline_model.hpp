@@ -3,8 +3,6 @@
 // chunks a Pipeline has timed, run after run. Internal.
 #pragma once
 
-#include "pipeline_lane_trial.hpp"
-
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -94,8 +92,6 @@ struct LayoutModel {
     // share of the timed stages that chose it.
     std::size_t lanes = 0;
     double busiest_share = 0.0;
-    // Which of 2 lanes or all ran the layout's plan faster, measured (pipeline_lane_trial.hpp).
-    LaneTrial lane_trial;
     // Whether the samples can tell fixed from per-element costs for every stage, the fits follow
     // them, and the copies grow with the chunk: automatic chunking plans from the model only
     // then.

@@ -106,15 +106,9 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     // Lanes: as many as the timed stages of the layout's last informative run asked for
     // (pipeline_lanes.hpp), where the depth is the library's choice; a depth the caller set is
     // kept as set.
-    // Those the stages suggest, or the other count where the layout's runs are trying it or
-    // measured it faster (pipeline_lane_trial.hpp).
     const bool adapt_lanes = mode == PipelineMode::lanes && options.depth == 0;
-    const std::size_t suggested_lanes =
-        adapt_lanes && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
     const std::size_t lanes =
-        adapt_lanes ? model.lane_trial.choose(suggested_lanes, depth) : suggested_lanes;
-    const std::string lanes_why =
-        adapt_lanes ? model.lane_trial.why(lanes, suggested_lanes, depth) : std::string();
+        adapt_lanes && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
     const double lanes_share = model.busiest_share;  // what chose them, for the report
     facts.queues = std::min(lanes, facts.queues);
     facts.depth = lanes;
@@ -158,10 +152,6 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     if (timing.records() > 0)
         record_ms = 0.7 * record_ms + 0.3 * timing.typical_record_ms();
     ++model.runs;
-    // The run's time for the trial of lanes: runs of the plans auto keeps, and fixed chunks.
-    if (adapt_lanes && !plan.learning && arrays.count > 0)
-        model.lane_trial.record(lanes, depth, extents.size(),
-                                resolved.measured_ms / static_cast<double>(arrays.count));
     if (adapt_lanes) {
         const LaneChoice next = choose_lanes(resolved);
         if (next.known) {
@@ -174,11 +164,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
-    if (!lanes_why.empty())
-        facts.chunking += ", on " + std::to_string(lanes) + " of " + std::to_string(depth) +
-                          " lanes (" + lanes_why + ")";
-    else if (lanes < depth)
-        facts.chunking += ", " + describe_lanes(lanes, depth, lanes_share);
+    if (lanes < depth) facts.chunking += ", " + describe_lanes(lanes, depth, lanes_share);
     facts.learning = plan.learning;
     facts.predicted_ms = plan.predicted_ms;
     std::size_t samples = 0;
