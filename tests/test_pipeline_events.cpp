@@ -166,12 +166,15 @@ TEST_CASE("pipeline events: pageable memory waits only to reuse pinned staging b
     CHECK(run.report.staged_input);
     CHECK(run.report.staged_output);
     CHECK(run.counts.queue_waits == 0);
-    // A refill waits for the upload that last read its buffer; a copy-out for its download. A
-    // timed chunk's are waits on its timed points, which the counting backend does not count
-    // (how many chunks a run times depends on the measured cost of its timed events).
+    // A refill waits for the upload that last read its buffer; a copy-out for its download;
+    // each on the copy's own event, in timed chunks too (never on a timed point).
     const std::size_t expected = (n - staging_slots) + n;
-    CHECK(run.counts.host_waits <= expected);
-    CHECK(run.counts.host_waits + 2 * run.report.timed_chunks >= expected);
+    CHECK(run.counts.host_waits == expected);
+    const Counted all_timed =
+        count_runs(dualrt::PipelineMode::lanes, n, false, dualrt::PipelineTiming::every_chunk);
+    CHECK(all_timed.correct);
+    CHECK(all_timed.report.timed_chunks == n);
+    CHECK(all_timed.counts.host_waits == expected);
 }
 
 TEST_CASE("pipeline events: auto whose timings say nothing learns three runs, then runs a safe "
