@@ -110,5 +110,7 @@ TEST_CASE("timed spans: finish() closes a span left open, and the queue works on
     const dualrt::Event last = end_span(queue);
     CHECK(read(queue, buffer) == std::vector<float>(4096, 5.0f));
     CHECK(dualrt::Event::elapsed_ms(first, last) >= 0.0);
-    CHECK(abandoned.valid());
+    // The abandoned span's start still reads its first command (the fill of 3.0), before the
+    // later span's.
+    CHECK(dualrt::Event::elapsed_ms(abandoned, first) >= 0.0);
 }

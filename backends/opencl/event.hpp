@@ -70,8 +70,9 @@ public:
     bool timed() const override { return timed_; }
     // Waits for both events, then (this event's timestamp - start's) in milliseconds, each from
     // CL_PROFILING_COMMAND_END of its command (CL_PROFILING_COMMAND_START for Stamp::start); 0
-    // where two record()s of one queue read out of order (see the definition). Errc::invalid_argument, before waiting, when either carries
-    // no timestamp (a wrapped queue without CL_QUEUE_PROFILING_ENABLE, a wrapped user event).
+    // where two record()s of one queue read out of order (see the definition).
+    // Errc::invalid_argument, before waiting, when either carries no timestamp (a wrapped queue
+    // without CL_QUEUE_PROFILING_ENABLE, a wrapped user event).
     double elapsed_ms_since(backend::EventImpl& start) override;
     NativeHandle native_handle() const override;  // cl_event, owned by this object
 

@@ -415,12 +415,11 @@ backend::EventPtr QueueImpl::end_timed_span() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         spanning_ = false;
-        start = std::move(span_start_);
-        last = std::move(span_last_);
-        span_start_.reset();
-        span_last_ = cl::Event();
+        start.swap(span_start_);
+        std::swap(last, span_last_);
     }
-    if (last() != nullptr) return std::make_shared<EventImpl>(shared_from_this(), std::move(last), true);
+    if (last() != nullptr)
+        return std::make_shared<EventImpl>(shared_from_this(), std::move(last), true);
     // No command in the span: both ends are a timed marker.
     auto end = record();
     if (start && !start->recorded()) start->set_recorded(ours(*end).cl_event());

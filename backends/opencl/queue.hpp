@@ -132,9 +132,9 @@ private:
     std::mutex mutex_;  // guards everything below and the pending events' markers
     std::weak_ptr<EventImpl> last_;  // the event of the last enqueue
     std::uint64_t sequence_ = 0;     // enqueues with a pending event so far: last_'s sequence
+    std::uint64_t timed_records_ = 0;  // record()s with timestamps so far: their order
     // An open timed span (begin_timed_span): its start, bound to the first command's own event,
     // and the last command's own event so far.
-    std::uint64_t timed_records_ = 0;  // record()s with timestamps so far: their order
     bool spanning_ = false;
     std::shared_ptr<EventImpl> span_start_;
     cl::Event span_last_;

@@ -57,8 +57,7 @@ RunTiming::RunTiming(std::vector<bool> timed, PipelineMode mode)
 void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     const bool start = chunk == 0 && end == after_upload;
     if (!start && !timed(chunk)) return;
-    backend::QueueImpl& impl = *queue.impl();
-    if (!impl.times_commands()) {
+    if (!queue.impl()->times_commands()) {
         // A timed event before the stage; the one after it comes in end_stage.
         if (end == after_upload) points_[chunk][before_upload] = timed_event([&] {
             return queue.record();
@@ -67,29 +66,20 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     }
     span_begun_ = std::chrono::steady_clock::now();
     Event first = timed_event(
-        [&] {
-            return Event(reporting_faults(*queue.device().impl(),
-                                          [&] { return impl.begin_timed_span(); }));
-        },
-        false);
+        [&] { return span_event(queue, &backend::QueueImpl::begin_timed_span); }, false);
     if (end == after_upload) points_[chunk][before_upload] = std::move(first);
     span_open_ = true;
 }
 
 void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
-    backend::QueueImpl& impl = *queue.impl();
-    if (!impl.times_commands()) {
+    if (!queue.impl()->times_commands()) {
         if (timed(chunk)) points_[chunk][end] = timed_event([&] { return queue.record(); });
         return;
     }
     if (!span_open_) return;
     span_open_ = false;
     Event last = timed_event(
-        [&] {
-            return Event(reporting_faults(*queue.device().impl(),
-                                          [&] { return impl.end_timed_span(); }));
-        },
-        false);
+        [&] { return span_event(queue, &backend::QueueImpl::end_timed_span); }, false);
     if (timed(chunk)) points_[chunk][end] = std::move(last);
     // What the span cost is mostly in its commands: each took its own timed event (7 us more a
     // command on NVIDIA's OpenCL). So the whole span, its enqueues included, is the estimate's
@@ -97,6 +87,12 @@ void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     record_ms_.push_back(std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - span_begun_)
                              .count());
+}
+
+Event RunTiming::span_event(Queue& queue, backend::EventPtr (backend::QueueImpl::*call)()) {
+    // Through the device's fault journal, as the Queue's own calls go.
+    return Event(
+        reporting_faults(*queue.device().impl(), [&] { return (*queue.impl().*call)(); }));
 }
 
 template <typename Make>

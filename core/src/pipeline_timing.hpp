@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace dualrt::detail {
@@ -92,6 +93,9 @@ private:
     // and, with `sample`, to the samples of typical_record_ms().
     template <typename Make>
     Event timed_event(Make&& make, bool sample = true);
+    // `call` (begin_timed_span or end_timed_span) on `queue`'s backend queue.
+    static Event span_event(Queue& queue,
+                            std::shared_ptr<backend::EventImpl> (backend::QueueImpl::*call)());
 };
 
 // Whether a learning run's timed windows (learning_records timed events of `record_ms` each)
