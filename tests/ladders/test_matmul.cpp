@@ -84,8 +84,11 @@ void check_rungs(const Size& s, std::size_t offset, test::Random& rnd) {
     const auto a_view = a_buffer.view(offset, a.size());
     const auto b_view = b_buffer.view(offset, b.size());
     const auto c_view = c_buffer.view(offset, s.m * s.n);
-    q.copy(a_view, a);
-    q.copy(b_view, b);
+    // Blocking: an asynchronous copy reads `a` and `b` until it completes, and a view OpenCL
+    // refuses throws from the first launch, before any wait, freeing them while the copy may
+    // still run (ASan caught PoCL reading freed memory so in CI).
+    q.copy(a_view, a, dualrt::Sync::blocking);
+    q.copy(b_view, b, dualrt::Sync::blocking);
 
     std::vector<float> first;  // the first rung's C
     for (const auto& rung : matmul::rungs()) {
