@@ -7,9 +7,11 @@
 #include <dualrt/dualrt.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dualrt::bench {
 
@@ -65,6 +67,12 @@ struct StreamJob {
     std::size_t block_elements = 0;
     float scale = 0.0f;        // s
     int repetitions = 0;       // timed runs, after one warm-up run
+    // For streams of several devices run side by side: called in every run, the warm-up
+    // included, just before its clock starts (a barrier, so that the devices' runs start
+    // together and overlap whole); and, where set, given each timed run's wall time in order
+    // (the whole job's run is then the slowest device's).
+    std::function<void()> before_each_run;
+    std::vector<double>* timed_wall_ms = nullptr;
 };
 
 // Medians over the timed runs of a stream.

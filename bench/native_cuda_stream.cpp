@@ -67,6 +67,7 @@ StreamTiming NativeCuda::stream_triad(HostMemory host, const StreamJob& job) {
     TimingEvent start, stops[detail::stream_queues];
     const auto once = [&]() -> StreamTiming {
         detail::poison(c, job.elements);
+        detail::start_together(job);
         detail::StreamClocks clocks;
         clocks.begin = detail::StreamClocks::Clock::now();
         NATIVE_CU(cuEventRecord(start.get(), streams[0].get()));
@@ -89,7 +90,7 @@ StreamTiming NativeCuda::stream_triad(HostMemory host, const StreamJob& job) {
         return detail::stream_timing(clocks, device_ms, blocks);
     };
 
-    const StreamTiming timing = detail::median_of_runs(job.repetitions, once);
+    const StreamTiming timing = detail::median_of_runs(job, once);
     std::memcpy(job.c, c, bytes);
     return timing;
 }

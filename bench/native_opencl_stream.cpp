@@ -86,6 +86,7 @@ StreamTiming NativeOpenCL::stream_triad(HostMemory host, const StreamJob& job) {
 
     const auto once = [&]() -> StreamTiming {
         detail::poison(c, job.elements);
+        detail::start_together(job);
         detail::StreamClocks clocks;
         clocks.begin = detail::StreamClocks::Clock::now();
         const EventObject start = marker(queues[0]);
@@ -111,7 +112,7 @@ StreamTiming NativeOpenCL::stream_triad(HostMemory host, const StreamJob& job) {
         return detail::stream_timing(clocks, static_cast<double>(device_ns) / 1e6, blocks);
     };
 
-    const StreamTiming timing = detail::median_of_runs(job.repetitions, once);
+    const StreamTiming timing = detail::median_of_runs(job, once);
     std::memcpy(job.c, c, bytes);
     return timing;
 }

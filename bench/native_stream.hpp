@@ -69,14 +69,22 @@ inline StreamTiming stream_timing(const StreamClocks& clocks, double device_ms,
     return timing;
 }
 
-// One untimed warm-up run of `once` (a callable returning a StreamTiming), then `repetitions`
-// timed ones; each figure is the median of its own column.
+// Where a run's clock starts: after the run's own preparation (poisoning c), so that streams
+// run side by side meet here (StreamJob::before_each_run) and start together.
+inline void start_together(const StreamJob& job) {
+    if (job.before_each_run) job.before_each_run();
+}
+
+// One untimed warm-up run of `once` (a callable returning a StreamTiming), then
+// `job.repetitions` timed ones; each figure is the median of its own column, and
+// job.timed_wall_ms (where set) receives every timed run's wall time.
 template <typename Once>
-StreamTiming median_of_runs(int repetitions, Once once) {
+StreamTiming median_of_runs(const StreamJob& job, Once once) {
     once();  // first touches of memory and device buffers, lazy driver set-up
     std::vector<double> wall, device, enqueue;
-    for (int r = 0; r < repetitions; ++r) {
+    for (int r = 0; r < job.repetitions; ++r) {
         const StreamTiming timing = once();
+        if (job.timed_wall_ms != nullptr) job.timed_wall_ms->push_back(timing.wall_ms);
         wall.push_back(timing.wall_ms);
         device.push_back(timing.device_ms);
         enqueue.push_back(timing.enqueue_us);

@@ -111,6 +111,8 @@ int main(int argc, char** argv) try {
                               "Pipeline settles)");
     args.add_text("trace", "FILE", "write the together run's timeline (Chrome/Perfetto JSON)",
                   "");
+    args.add_flag("every-chunk", "time every stage of every chunk (exact stage sums and a "
+                                 "timeline of every chunk; the default times a sample)");
     if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
     const std::string host = args.text("host");
     if (host != "pageable" && host != "pinned")
@@ -151,6 +153,7 @@ int main(int argc, char** argv) try {
 
     dualrt::PipelineOptions options;
     if (chunks > 0) options.chunking = dualrt::Chunking::count(chunks);
+    if (args.flag("every-chunk")) options.timing = dualrt::PipelineTiming::every_chunk;
     // GB/s of the job's traffic: a and b up, c down.
     const auto rate = [&](double ms) { return ms > 0.0 ? 3.0 * double(bytes) / ms / 1e6 : 0.0; };
     dualrt::samples::Table table({"run", "chunks", "dualrt ms", "GB/s", "native ms",
@@ -246,7 +249,8 @@ int main(int argc, char** argv) try {
     if (native)
         std::cout << "native: the device's hand-written stream, blocks of dualrt's largest chunk; "
                      "for several devices, their streams side by side on a split of the arrays "
-                     "fixed by their rates alone (the slowest part's median)\n";
+                     "fixed by their rates alone, all parts starting each run together (the "
+                     "median run, to the slowest part's end)\n";
     if (together)
         std::cout << "the devices together are compared with the fastest alone in turns: a "
                      "Pipeline of it whose runs alternated with theirs\n";

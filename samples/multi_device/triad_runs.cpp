@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -205,6 +207,39 @@ double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool
     return timing.wall_ms;
 }
 
+namespace {
+
+// The devices' runs of the native split meet here before each run, so that they overlap whole:
+// each part alone would start its runs when its own set-up ends, and a part that ran ahead would
+// have the host and the bus to itself. A part that fails leaves, so the others go on.
+class RunBarrier {
+public:
+    explicit RunBarrier(std::size_t parties) : parties_(parties) {}
+    void arrive_and_wait() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        const std::size_t generation = generation_;
+        if (++arrived_ >= parties_) return release();
+        released_.wait(lock, [&] { return generation_ != generation; });
+    }
+    void leave() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --parties_;
+        if (parties_ > 0 && arrived_ >= parties_) release();
+    }
+
+private:
+    void release() {  // caller holds mutex_
+        arrived_ = 0;
+        ++generation_;
+        released_.notify_all();
+    }
+    std::mutex mutex_;
+    std::condition_variable released_;
+    std::size_t parties_, arrived_ = 0, generation_ = 0;
+};
+
+}  // namespace
+
 double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
                              const std::vector<double>& weights, const TriadData& data,
                              bool pinned, std::size_t block_elements, int repetitions,
@@ -231,9 +266,12 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
     }
     first.push_back(n);
     std::vector<float> c(n, std::nanf(""));
-    std::vector<double> ms(devices.size(), 0.0);
+    std::vector<std::vector<double>> wall_ms(devices.size());  // each part's timed runs
     std::vector<std::string> errors(devices.size());
     std::vector<std::thread> threads;
+    std::size_t parts = 0;
+    for (std::size_t d = 0; d < devices.size(); ++d) parts += first[d + 1] > first[d] ? 1 : 0;
+    RunBarrier together(parts);
     for (std::size_t d = 0; d < devices.size(); ++d) {
         if (first[d + 1] == first[d]) continue;  // a part of nothing: the device sits it out
         threads.emplace_back([&, d] {
@@ -247,13 +285,15 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
                                                                        job.elements));
                 job.scale = data.s;
                 job.repetitions = repetitions;
-                ms[d] = natives[d]->stream_triad(pinned ? dualrt::bench::HostMemory::pinned
-                                                        : dualrt::bench::HostMemory::pageable,
-                                                 job)
-                            .wall_ms;
+                job.before_each_run = [&] { together.arrive_and_wait(); };
+                job.timed_wall_ms = &wall_ms[d];
+                natives[d]->stream_triad(pinned ? dualrt::bench::HostMemory::pinned
+                                                : dualrt::bench::HostMemory::pageable,
+                                         job);
             } catch (const std::exception& e) {
                 errors[d] = e.what();
             }
+            together.leave();
         });
     }
     for (auto& thread : threads) thread.join();
@@ -262,7 +302,13 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
     const std::string wrong = compare_triad(c.data(), data);
     if (!wrong.empty())
         throw std::runtime_error("the native split stream computed a wrong result: " + wrong);
-    return *std::max_element(ms.begin(), ms.end());
+    // Run r of the whole job: from the common start to the slowest part's end.
+    std::vector<double> whole(static_cast<std::size_t>(repetitions), 0.0);
+    for (const std::vector<double>& part : wall_ms)
+        for (std::size_t r = 0; r < part.size() && r < whole.size(); ++r)
+            whole[r] = std::max(whole[r], part[r]);
+    std::sort(whole.begin(), whole.end());
+    return whole[whole.size() / 2];
 }
 
 }  // namespace dualrt::samples

@@ -61,10 +61,10 @@ double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool
 
 // The hand-written counterpart of a Pipeline over several devices: the arrays split once, in
 // proportion to `weights` (e.g. each device's native rate alone), each device running the native
-// stream on its part (blocks of `block_elements`) on a thread of its own, all at once. Returns
-// the slowest device's median (the parts run side by side, each with its warm-up and
-// `repetitions` runs, so this is close to, not exactly, the wall time of the whole job). Every
-// part's output is checked. 0 and `why` when a baseline is unavailable.
+// stream on its part (blocks of `block_elements`) on a thread of its own, all at once: every run
+// (the warm-up too) starts on all devices together, and lasts until the slowest part ends.
+// Returns the median of those runs' wall times. Every part's output is checked. 0 and `why` when
+// a baseline is unavailable.
 double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
                              const std::vector<double>& weights, const TriadData& data,
                              bool pinned, std::size_t block_elements, int repetitions,

@@ -126,7 +126,7 @@ Measurement StreamBench::measure(const HostBlocks& host,
         return bench::detail::stream_timing(clocks, device_ms, blocks_.size());
     };
     Measurement result;
-    result.timing = bench::detail::median_of_runs(job_.repetitions, once);
+    result.timing = bench::detail::median_of_runs(job_, once);
     if (wrong.empty()) wrong = check_triad(job_, c_at, true);
     result.wrong = std::move(wrong);
     return result;
@@ -151,7 +151,7 @@ Measurement StreamBench::measure_run(const FillInputs& fill, float* c,
         return timing;
     };
     Measurement result;
-    result.timing = bench::detail::median_of_runs(job_.repetitions, once);
+    result.timing = bench::detail::median_of_runs(job_, once);
     result.timing.enqueue_us = 0.0;  // the run's own loop: not timed apart
     result.first_wall_ms = first_wall_ms;
     if (wrong.empty()) wrong = check_triad(job_, c_at, true);
