@@ -307,6 +307,31 @@ TEST_CASE("pipeline plan: a fit needs sizes clearly apart and points near its li
         for (double b : {16384.0, 65536.0, 262144.0}) stage.add(b, 0.005 + 1e-6 * b);
     jittery_host.samples[host_stage] = noisy;
     CHECK(jittery_host.can_plan());
+
+    // A stage is judged against the chunk's busiest stage: a compute of tens of microseconds
+    // that jitters by more than itself beside uploads of a millisecond does not stop a plan
+    // (NVIDIA's OpenCL, a copy-bound triad)...
+    LayoutModel copy_bound;
+    const double compute_us[] = {60.0, 15.0, 90.0, 20.0};
+    k = 0;
+    for (double b : {1048576.0, 2097152.0, 4194304.0, 8388608.0}) {
+        copy_bound.samples[host_stage].add(b, 0.02);
+        copy_bound.samples[upload_stage].add(b, 0.02 + 0.15e-6 * b);
+        copy_bound.samples[compute_stage].add(b, compute_us[k++] * 1e-3);
+        copy_bound.samples[download_stage].add(b, 0.01 + 0.08e-6 * b);
+    }
+    CHECK(copy_bound.samples[compute_stage]
+              .unusable(copy_bound.fit().stage[compute_stage])
+              .rfind("noisy", 0) == 0);  // against its own times it is noise
+    CHECK(copy_bound.why_not() == "");
+    // ...but the busiest stage's own noise does.
+    LayoutModel busiest_noisy = copy_bound;
+    busiest_noisy.samples[upload_stage] = StageSamples();
+    const double upload_ms[] = {2.0, 0.3, 3.0, 0.5};
+    k = 0;
+    for (double b : {1048576.0, 2097152.0, 4194304.0, 8388608.0})
+        busiest_noisy.samples[upload_stage].add(b, upload_ms[k++]);
+    CHECK(busiest_noisy.why_not().rfind("upload: noisy", 0) == 0);
 }
 
 TEST_CASE("pipeline plan: a large fixed cost per chunk makes fewer, bigger chunks, never "
@@ -552,6 +577,32 @@ TEST_CASE("pipeline plan: with fixed chunks, the choice between every device and
     CHECK(mix.fastest_alone());
     mix.learn(true, 80.0, false);
     CHECK_FALSE(mix.fastest_alone());  // together was faster
+}
+
+TEST_CASE("pipeline plan: the way not taken over several devices is measured again every 10 "
+          "runs, more seldom the more it loses") {
+    // Runs alone, out of `runs` after both ways were measured once, where together reaches
+    // `together` elements/ms and alone `alone`.
+    const auto alone_runs = [](double together, double alone, int runs) {
+        MixChoice mix;
+        mix.learn(false, 1.0, false);  // warming up
+        mix.learn(false, together, false);
+        mix.learn(true, alone, false);
+        int alone_count = 0;
+        for (int r = 0; r < runs; ++r) {
+            const bool way = mix.fastest_alone();
+            alone_count += way ? 1 : 0;
+            mix.learn(way, way ? alone : together, false);
+        }
+        return alone_count;
+    };
+    // Close: every 10th run rechecks.
+    CHECK(alone_runs(100.0, 95.0, 200) == 20);
+    // Together 1.65x alone (two H200s): a recheck every 65 runs, about 1% of the time.
+    CHECK(alone_runs(165.0, 100.0, 200) == 3);
+    // The other way round, alone 4x together: together is measured every 300 runs.
+    const int together_runs = 200 - alone_runs(25.0, 100.0, 200);
+    CHECK(together_runs <= 1);
 }
 
 namespace {

@@ -32,6 +32,8 @@ struct StageModel {
 struct StageModels {
     StageModel stage[stage_count];
     std::string describe() const;  // "host 12.0 us + 0.001 ns/element, upload ..."
+    // The busiest device stage (upload, compute or download) for a chunk of b elements.
+    double busiest_at(double elements) const;
 };
 
 // The samples of one stage: (chunk elements, ms). Kept per size class (a power of two of the
@@ -48,8 +50,10 @@ public:
     // "" when the samples can tell the fixed cost from the per-element one and `model` (their
     // fit) follows them; else why not, in words: fewer than two size classes, sizes less than
     // min_size_spread apart, or class medians off the line by more than max_fit_error (only
-    // checkable with three classes or more).
-    std::string unusable(const StageModel& model) const;
+    // checkable with three classes or more) of a yardstick: the time `chunk` gives for each
+    // class's size, where given (the chunk's busiest stage: a plan follows that one, so a small
+    // stage's misfit matters only against it), else the stage's own medians.
+    std::string unusable(const StageModel& model, const StageModels* chunk = nullptr) const;
 
 private:
     struct Sample {
