@@ -5,6 +5,7 @@
 #include "pipeline_checks.hpp"
 #include "pipeline_device_report.hpp"
 #include "pipeline_dispatch.hpp"
+#include "pipeline_lanes.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_timing.hpp"
 
@@ -173,7 +174,13 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     request.staged = std::any_of(seen.begin(), seen.end(),
                                  [](const RunArrays& view) { return any_staged(view); });
     const std::size_t staging_slots = drivers_[planner].one->staging_slots();
-    ScheduleShape shape{mode_, depth_, 0};
+    // Each device on the lanes its own runs of the layout chose (two where one engine is busy
+    // most of a chunk's time), as a Pipeline of that device alone would run: with four, a GPU
+    // inside a run over several devices moved its share slower than alone (pipeline_lanes.hpp).
+    std::vector<std::size_t> lanes;
+    for (const Driver& driver : drivers_)
+        lanes.push_back(driver.one->lanes_for(driver.one->models[key]));
+    ScheduleShape shape{mode_, lanes[planner], 0};
     for (const auto& array : seen[planner].inputs)
         if (!array.pinned) shape.staging_slots = staging_slots;
     const PlanDecision plan =
@@ -197,12 +204,15 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     std::vector<DeviceRun> runs(n);
     std::vector<std::unique_ptr<DealtChunks>> sources;
     std::vector<std::unique_ptr<RunTiming>> timings;
+    std::vector<OneDevicePipeline::Lanes> used;  // each device's queues and slots this run
     std::vector<std::unique_ptr<ChunkScheduler>> schedulers;
     std::vector<ChunkFunction> computes(n);
     std::mutex failure_mutex;
     std::size_t first_failure = n;
+    used.reserve(n);  // the schedulers keep references into it
     for (std::size_t d = 0; d < n; ++d) {
         OneDevicePipeline& one = *drivers_[d].one;
+        used.push_back(one.first_lanes(lanes[d]));
         sources.push_back(std::make_unique<DealtChunks>(dealer, d));
         // Room for every chunk a device may take: the plan's, and the pieces split off them for
         // devices of unknown speed (one each, rarely two).
@@ -216,8 +226,8 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
             compute(placed);
         };
         schedulers.push_back(std::make_unique<ChunkScheduler>(
-            one.queues, one.slots, one.input_staging, one.output_staging, staging_slots, seen[d],
-            *timings[d], computes[d]));
+            used[d].queues, used[d].slots, one.input_staging, one.output_staging, staging_slots,
+            seen[d], *timings[d], computes[d]));
     }
     const auto drive = [&](std::size_t d) {
         runs[d].started = Clock::now();
@@ -240,17 +250,30 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     const auto first_start = std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) {
                                  return a.started < b.started;
                              })->started;
-    PipelineReport total = make_report(facts, dealer.dealt(), {}, {}, 0);
+    RunFacts run_facts = facts;
+    run_facts.queues = 0;
+    for (const OneDevicePipeline::Lanes& lanes_used : used)
+        run_facts.queues += lanes_used.queues.queues.size();
+    run_facts.depth = *std::max_element(lanes.begin(), lanes.end());
+    PipelineReport total = make_report(run_facts, dealer.dealt(), {}, {}, 0);
     DeviceReportMerger merger(total);
+    std::string fewer_lanes;  // the devices on fewer lanes than they have, for the report
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         const std::vector<ChunkExtent>& mine = runs[d].extents;
         LayoutModel& model = driver.one->models[key];
+        if (lanes[d] < driver.one->depth)
+            fewer_lanes += ", " + driver.track + " " +
+                           describe_lanes(lanes[d], driver.one->depth, model.busiest_share);
         const ResolvedTiming resolved = timings[d]->resolve(mine);
         learn_from_run(model, mine, resolved, schedulers[d]->host_ms());
-        if (!mine.empty()) ++model.runs;
+        if (!mine.empty()) {
+            ++model.runs;
+            driver.one->learn_lanes(model, resolved);
+        }
         RunFacts own_facts = facts;
-        own_facts.queues = driver.one->queues.queues.size();
+        own_facts.queues = used[d].queues.queues.size();
+        own_facts.depth = used[d].slots.size();
         const PipelineReport own = make_report(own_facts, mine, resolved, model.fit(), 0);
         if (own.measured_ms > 0.0)
             driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
@@ -277,7 +300,8 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
                             "model");
     total.learning = plan.learning;
     total.chunking = plan.how + ", dealt to " + std::to_string(n) +
-                     " devices as each was ready (planned for " + drivers_[planner].label + ")";
+                     " devices as each was ready (planned for " + drivers_[planner].label + ")" +
+                     fewer_lanes;
     total.host_ms = ms_between(started, Clock::now());
     return total;
 }

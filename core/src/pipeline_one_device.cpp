@@ -56,6 +56,24 @@ void learn_from_run(LayoutModel& model, const std::vector<ChunkExtent>& extents,
         model.samples[host_stage].add(static_cast<double>(extents[i].count), host_ms[i]);
 }
 
+std::size_t OneDevicePipeline::lanes_for(const LayoutModel& model) const {
+    const bool adapt = mode == PipelineMode::lanes && options.depth == 0;
+    return adapt && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
+}
+
+void OneDevicePipeline::learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const {
+    if (mode != PipelineMode::lanes || options.depth != 0) return;  // a depth set is kept
+    const LaneChoice next = choose_lanes(resolved);
+    if (!next.known) return;
+    model.lanes = next.lanes;
+    model.busiest_share = next.busiest_share;
+}
+
+OneDevicePipeline::Lanes OneDevicePipeline::first_lanes(std::size_t lanes) const {
+    if (lanes >= depth) return Lanes{queues, slots};
+    return Lanes{queues.first(lanes), slots.first(lanes)};
+}
+
 void OneDevicePipeline::ensure_buffers(const RunArrays& arrays,
                                        const std::vector<std::size_t>& sizes, const Halo& halo) {
     const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
@@ -103,12 +121,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
         for (const auto& array : *side) bytes += arrays.count * array.elem_size;
     request.can_learn = options.timing == PipelineTiming::every_chunk ||
                         learning_affordable(bytes, record_ms);
-    // Lanes: as many as the timed stages of the layout's last informative run asked for
-    // (pipeline_lanes.hpp), where the depth is the library's choice; a depth the caller set is
-    // kept as set.
-    const bool adapt_lanes = mode == PipelineMode::lanes && options.depth == 0;
-    const std::size_t lanes =
-        adapt_lanes && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
+    const std::size_t lanes = lanes_for(model);
     const double lanes_share = model.busiest_share;  // what chose them, for the report
     facts.queues = std::min(lanes, facts.queues);
     facts.depth = lanes;
@@ -133,16 +146,8 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
         extents.size(), options.timing, plan.learning || (first_of_layout && fixed), model.runs,
         record_ms, model.timing_credit_ms);
     RunTiming timing(std::move(timed), mode);
-    // Fewer lanes: the first queues and device buffers alone (every one stays allocated, for
-    // runs that take them all again).
-    PipelineQueues fewer_queues;
-    DeviceSlots fewer_slots;
-    if (lanes < depth) {
-        fewer_queues = queues.first(lanes);
-        fewer_slots = slots.first(lanes);
-    }
-    ChunkScheduler scheduler(lanes < depth ? fewer_queues : queues,
-                             lanes < depth ? fewer_slots : slots, input_staging, output_staging,
+    Lanes used = first_lanes(lanes);
+    ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
                              staging_slots(), arrays, timing, compute);
     scheduler.run(extents);
 
@@ -152,13 +157,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     if (timing.records() > 0)
         record_ms = 0.7 * record_ms + 0.3 * timing.typical_record_ms();
     ++model.runs;
-    if (adapt_lanes) {
-        const LaneChoice next = choose_lanes(resolved);
-        if (next.known) {
-            model.lanes = next.lanes;
-            model.busiest_share = next.busiest_share;
-        }
-    }
+    learn_lanes(model, resolved);
 
     facts.device_bytes = slots.device_bytes();
     facts.staged_input = input_staging.any();

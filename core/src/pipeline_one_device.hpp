@@ -51,6 +51,21 @@ public:
 
     // Pinned staging buffers per staged array.
     std::size_t staging_slots() const { return depth + extra_staging_slots; }
+
+    // The lanes a run of `model`'s layout uses: as many as the timed stages of the layout's
+    // last informative run asked for (pipeline_lanes.hpp), where the depth is the library's
+    // choice; all of them otherwise (and in the other modes, where lanes == depth).
+    std::size_t lanes_for(const LayoutModel& model) const;
+    // What a run's timed stages say about the layout's next lanes (nothing where the depth
+    // was set by the caller, or the spans say little).
+    void learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const;
+    // The queues and device slots of the first `lanes` lanes: every one stays allocated, for
+    // runs that take them all again.
+    struct Lanes {
+        PipelineQueues queues;
+        DeviceSlots slots;
+    };
+    Lanes first_lanes(std::size_t lanes) const;
     // Device slots for the largest of `sizes` (chunks of `arrays`, with the halo), and pinned
     // staging rings for the arrays this device stages; kept, and grown when a run needs more.
     void ensure_buffers(const RunArrays& arrays, const std::vector<std::size_t>& sizes,
