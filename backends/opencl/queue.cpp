@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -96,15 +97,26 @@ void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const
 // runs). Up to 8 views per launch cost no allocation here.
 class LaunchSubBuffers {
 public:
-    // A slot that lives until this object dies, valid until the next call.
+    LaunchSubBuffers() = default;
+    LaunchSubBuffers(const LaunchSubBuffers&) = delete;
+    LaunchSubBuffers& operator=(const LaunchSubBuffers&) = delete;
+    ~LaunchSubBuffers() {
+        for (std::size_t i = 0; i < count_; ++i) slot(i).~Buffer();
+    }
+    // A slot that lives until this object dies, valid until the next call. Slots are made as
+    // they are asked for: every launch makes this object, and most pass no view.
     cl::Buffer& next() {
-        if (count_ < inline_count) return inline_[count_++];
-        return more_.emplace_back();
+        if (count_ == inline_count) return more_.emplace_back();
+        ::new (static_cast<void*>(inline_ + count_ * sizeof(cl::Buffer))) cl::Buffer();
+        return slot(count_++);
     }
 
 private:
+    cl::Buffer& slot(std::size_t i) {
+        return *std::launder(reinterpret_cast<cl::Buffer*>(inline_ + i * sizeof(cl::Buffer)));
+    }
     static constexpr std::size_t inline_count = 8;
-    cl::Buffer inline_[inline_count];
+    alignas(cl::Buffer) unsigned char inline_[inline_count * sizeof(cl::Buffer)];
     std::size_t count_ = 0;
     std::vector<cl::Buffer> more_;
 };

@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstddef>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 namespace dualrt::detail {
@@ -32,9 +34,14 @@ backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel, const
 // (every usual kernel) cost no allocation. They borrow the KernelArguments they were made from.
 class CheckedArguments {
 public:
-    explicit CheckedArguments(std::size_t count)
-        : count_(count), data_(count <= inline_count ? inline_.data() : nullptr) {
-        if (data_ == nullptr) {
+    explicit CheckedArguments(std::size_t count) : count_(count) {
+        if (count <= inline_count) {
+            // Only the `count` arguments in use are made: making all sixteen cost every launch
+            // about 150 instructions (callgrind, session 18), a tenth of dualrt's own share.
+            auto* first = reinterpret_cast<backend::KernelArg*>(inline_);
+            for (std::size_t i = 0; i < count; ++i) ::new (first + i) backend::KernelArg();
+            data_ = std::launder(first);
+        } else {
             more_.resize(count);
             data_ = more_.data();
         }
@@ -46,11 +53,13 @@ public:
     backend::KernelArgs view() const { return backend::KernelArgs{data_, count_}; }
 
 private:
+    static_assert(std::is_trivially_destructible_v<backend::KernelArg>,
+                  "the inline arguments are never destroyed");
     static constexpr std::size_t inline_count = 16;
     std::size_t count_;
-    std::array<backend::KernelArg, inline_count> inline_{};
+    alignas(backend::KernelArg) unsigned char inline_[inline_count * sizeof(backend::KernelArg)];
     std::vector<backend::KernelArg> more_;
-    backend::KernelArg* data_;
+    backend::KernelArg* data_ = nullptr;
 };
 
 // Checks count, kind and size of every argument against the kernel's parameters, and that every
