@@ -643,4 +643,19 @@ TEST_CASE("pipeline plan: two lanes where one stage takes most of a chunk's time
     partial.durations.erase(partial.durations.begin() + 1);  // chunk 0 without its compute
     CHECK(choose_lanes(partial).known);                     // four whole chunks still
     CHECK(describe_lanes(2, 4, 0.62).find("on 2 of 4 lanes") == 0);
+
+    // Over a layout's runs: runs that each time two whole chunks (one window of three) choose
+    // together, and the next choice starts from nothing.
+    LaneEvidence evidence;
+    CHECK_FALSE(choose_lanes(timed_stages(2, 0.038, 0.004, 0.019), evidence).known);
+    CHECK(evidence.chunks == 2);
+    const LaneChoice second = choose_lanes(timed_stages(2, 0.040, 0.004, 0.019), evidence);
+    CHECK(second.known);
+    CHECK(second.lanes == 2);
+    CHECK(second.busiest_share == doctest::Approx(0.078 / 0.124));
+    CHECK(evidence.chunks == 0);
+    // Spans of a device that runs its queues side by side add nothing, however many runs.
+    for (int run = 0; run < 5; ++run)
+        CHECK_FALSE(choose_lanes(timed_stages(5, 0.038, 0.004, 0.019, false), evidence).known);
+    CHECK(evidence.chunks == 0);
 }

@@ -1,7 +1,5 @@
 #include "pipeline_lanes.hpp"
 
-#include "pipeline_model.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -18,6 +16,11 @@ constexpr std::size_t chunks_to_choose = 3;
 }  // namespace
 
 LaneChoice choose_lanes(const ResolvedTiming& timing) {
+    LaneEvidence fresh;
+    return choose_lanes(timing, fresh);
+}
+
+LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence) {
     // Per chunk, its stages' timed spans; only chunks with all three count.
     struct Stages {
         double ms[stage_count] = {};
@@ -30,21 +33,21 @@ LaneChoice choose_lanes(const ResolvedTiming& timing) {
         stages.ms[duration.stage] += duration.ms;
         ++stages.timed;
     }
-    double total[stage_count] = {};
-    std::size_t complete = 0;
     for (const auto& [chunk, stages] : chunks) {
         if (stages.timed != 3) continue;
         for (std::size_t stage : {upload_stage, compute_stage, download_stage})
-            total[stage] += stages.ms[stage];
-        ++complete;
+            evidence.stage_ms[stage] += stages.ms[stage];
+        ++evidence.chunks;
     }
     LaneChoice choice;
+    const double* total = evidence.stage_ms;
     const double sum = total[upload_stage] + total[compute_stage] + total[download_stage];
-    if (complete < chunks_to_choose || !(sum > 0.0)) return choice;
+    if (evidence.chunks < chunks_to_choose || !(sum > 0.0)) return choice;
     choice.known = true;
     choice.busiest_share =
         std::max({total[upload_stage], total[compute_stage], total[download_stage]}) / sum;
     choice.lanes = choice.busiest_share >= two_lane_share ? 2 : 0;
+    evidence = LaneEvidence();
     return choice;
 }
 

@@ -86,6 +86,13 @@ struct CachedPlan {
     double uniform_ms = 0.0;
 };
 
+// The stage times of whole chunks (all three device stages timed in order) that a layout's
+// runs have gathered since its last lane choice (pipeline_lanes.hpp).
+struct LaneEvidence {
+    double stage_ms[stage_count] = {};
+    std::size_t chunks = 0;
+};
+
 // What a Pipeline has learned about one layout of arrays (element sizes, pinned or staged, halo).
 struct LayoutModel {
     StageSamples samples[stage_count];
@@ -96,6 +103,7 @@ struct LayoutModel {
     // share of the timed stages that chose it.
     std::size_t lanes = 0;
     double busiest_share = 0.0;
+    LaneEvidence lane_evidence;  // gathered towards the next choice
     // Whether the samples can tell fixed from per-element costs for every stage, the fits follow
     // them, and the copies grow with the chunk: automatic chunking plans from the model only
     // then.

@@ -63,7 +63,7 @@ std::size_t OneDevicePipeline::lanes_for(const LayoutModel& model) const {
 
 void OneDevicePipeline::learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const {
     if (mode != PipelineMode::lanes || options.depth != 0) return;  // a depth set is kept
-    const LaneChoice next = choose_lanes(resolved);
+    const LaneChoice next = choose_lanes(resolved, model.lane_evidence);
     if (!next.known) return;
     model.lanes = next.lanes;
     model.busiest_share = next.busiest_share;
