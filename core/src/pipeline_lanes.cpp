@@ -15,11 +15,6 @@ constexpr std::size_t chunks_to_choose = 3;
 
 }  // namespace
 
-LaneChoice choose_lanes(const ResolvedTiming& timing) {
-    LaneEvidence fresh;
-    return choose_lanes(timing, fresh);
-}
-
 LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence) {
     // Per chunk, its stages' timed spans; only chunks with all three count.
     struct Stages {

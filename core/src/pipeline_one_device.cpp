@@ -56,13 +56,16 @@ void learn_from_run(LayoutModel& model, const std::vector<ChunkExtent>& extents,
         model.samples[host_stage].add(static_cast<double>(extents[i].count), host_ms[i]);
 }
 
+bool OneDevicePipeline::adapts_lanes() const {
+    return mode == PipelineMode::lanes && options.depth == 0;  // a depth set is kept as set
+}
+
 std::size_t OneDevicePipeline::lanes_for(const LayoutModel& model) const {
-    const bool adapt = mode == PipelineMode::lanes && options.depth == 0;
-    return adapt && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
+    return adapts_lanes() && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
 }
 
 void OneDevicePipeline::learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const {
-    if (mode != PipelineMode::lanes || options.depth != 0) return;  // a depth set is kept
+    if (!adapts_lanes()) return;
     const LaneChoice next = choose_lanes(resolved, model.lane_evidence);
     if (!next.known) return;
     model.lanes = next.lanes;

@@ -52,6 +52,9 @@ public:
     // Pinned staging buffers per staged array.
     std::size_t staging_slots() const { return depth + extra_staging_slots; }
 
+    // Whether runs choose their lanes from their timed stages: with lanes, and the depth left to
+    // the library.
+    bool adapts_lanes() const;
     // The lanes a run of `model`'s layout uses: as many as the timed stages of the layout's
     // last informative run asked for (pipeline_lanes.hpp), where the depth is the library's
     // choice; all of them otherwise (and in the other modes, where lanes == depth).

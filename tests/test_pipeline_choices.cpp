@@ -1,0 +1,137 @@
+// What a Pipeline chooses from its runs, without a device: over several devices, every device
+// or the fastest alone (MixChoice), and how many lanes a layout's runs use (choose_lanes).
+#include "pipeline_dispatch.hpp"
+#include "pipeline_lanes.hpp"
+#include "pipeline_model.hpp"
+#include "pipeline_timing.hpp"
+
+#include <doctest/doctest.h>
+
+#include <utility>
+
+using namespace dualrt::detail;
+
+TEST_CASE("pipeline choices: over several devices, the choice between every device and the fastest "
+          "alone counts neither the first run nor learning runs") {
+    MixChoice mix;
+    // The first run (warming up) and automatic chunking's learning runs: every device, and
+    // nothing learned from them, however slow or fast they were.
+    for (const auto& [rate, learning] : {std::pair{1.0, true}, {500.0, true}, {1.0, true}}) {
+        CHECK_FALSE(mix.fastest_alone());
+        mix.learn(false, rate, learning);
+    }
+    CHECK(mix.together() == 0.0);
+    // The first planned run measures every device together, the next the fastest alone.
+    CHECK_FALSE(mix.fastest_alone());
+    mix.learn(false, 100.0, false);
+    CHECK(mix.together() == 100.0);
+    CHECK(mix.fastest_alone());
+    // A learning run of the fastest alone (its own model still learning) does not count either.
+    mix.learn(true, 10.0, true);
+    CHECK(mix.alone() == 0.0);
+    CHECK(mix.fastest_alone());
+    mix.learn(true, 120.0, false);
+    CHECK(mix.alone() == 120.0);
+    // Then the better way, alone here.
+    CHECK(mix.fastest_alone());
+}
+
+TEST_CASE("pipeline choices: with fixed chunks, the choice between every device and the fastest "
+          "alone leaves out the first run alone") {
+    MixChoice mix;
+    CHECK_FALSE(mix.fastest_alone());
+    mix.learn(false, 1000.0, false);  // warming up: not counted
+    CHECK(mix.together() == 0.0);
+    CHECK_FALSE(mix.fastest_alone());
+    mix.learn(false, 100.0, false);
+    CHECK(mix.fastest_alone());
+    mix.learn(true, 80.0, false);
+    CHECK_FALSE(mix.fastest_alone());  // together was faster
+}
+
+TEST_CASE("pipeline choices: the way not taken over several devices is measured again every 10 "
+          "runs, more seldom the more it loses") {
+    // Runs alone, out of `runs` after both ways were measured once, where together reaches
+    // `together` elements/ms and alone `alone`.
+    const auto alone_runs = [](double together, double alone, int runs) {
+        MixChoice mix;
+        mix.learn(false, 1.0, false);  // warming up
+        mix.learn(false, together, false);
+        mix.learn(true, alone, false);
+        int alone_count = 0;
+        for (int r = 0; r < runs; ++r) {
+            const bool way = mix.fastest_alone();
+            alone_count += way ? 1 : 0;
+            mix.learn(way, way ? alone : together, false);
+        }
+        return alone_count;
+    };
+    // Close: every 10th run rechecks.
+    CHECK(alone_runs(100.0, 95.0, 200) == 20);
+    // Together 1.65x alone (two H200s): a recheck every 65 runs, about 1% of the time.
+    CHECK(alone_runs(165.0, 100.0, 200) == 3);
+    // The other way round, alone 4x together: together is measured every 300 runs.
+    const int together_runs = 200 - alone_runs(25.0, 100.0, 200);
+    CHECK(together_runs <= 1);
+}
+
+namespace {
+
+// The lane choice of one run alone, with nothing gathered before it.
+LaneChoice choose_once(const ResolvedTiming& timing) {
+    LaneEvidence fresh;
+    return choose_lanes(timing, fresh);
+}
+
+// Timed stages of `chunks` consecutive chunks, each stage of the given ms, all timed in order.
+ResolvedTiming timed_stages(std::size_t chunks, double upload, double compute, double download,
+                            bool in_order = true) {
+    ResolvedTiming timing;
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+        for (const auto& [stage, ms] : {std::pair{upload_stage, upload},
+                                        {compute_stage, compute}, {download_stage, download}})
+            timing.durations.push_back(StageDuration{chunk, stage, ms, true, in_order});
+    return timing;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline choices: two lanes where one stage takes most of a chunk's time, all of them "
+          "where the stages are balanced") {
+    // c = a + s*b: two inputs up, one down, a short compute: the upload is 2/3 of the stages.
+    const LaneChoice stream = choose_once(timed_stages(5, 0.038, 0.004, 0.019));
+    CHECK(stream.known);
+    CHECK(stream.lanes == 2);
+    CHECK(stream.busiest_share == doctest::Approx(0.038 / 0.061));
+    // A long compute is the busiest stage just as well.
+    CHECK(choose_once(timed_stages(5, 0.01, 0.05, 0.01)).lanes == 2);
+    // Balanced stages need three lanes or more: all of them.
+    const LaneChoice balanced = choose_once(timed_stages(5, 0.02, 0.02, 0.02));
+    CHECK(balanced.known);
+    CHECK(balanced.lanes == 0);
+    // Just under the threshold (the busiest at 55%): all lanes.
+    CHECK(choose_once(timed_stages(5, 0.055, 0.025, 0.02)).lanes == 0);
+    // Too few chunks timed whole, or spans of a device that runs its queues side by side: not
+    // known, so the runs keep what they had.
+    CHECK_FALSE(choose_once(timed_stages(2, 0.038, 0.004, 0.019)).known);
+    CHECK_FALSE(choose_once(timed_stages(5, 0.038, 0.004, 0.019, false)).known);
+    ResolvedTiming partial = timed_stages(5, 0.038, 0.004, 0.019);
+    partial.durations.erase(partial.durations.begin() + 1);  // chunk 0 without its compute
+    CHECK(choose_once(partial).known);  // four whole chunks still
+    CHECK(describe_lanes(2, 4, 0.62).find("on 2 of 4 lanes") == 0);
+
+    // Over a layout's runs: runs that each time two whole chunks (one window of three) choose
+    // together, and the next choice starts from nothing.
+    LaneEvidence evidence;
+    CHECK_FALSE(choose_lanes(timed_stages(2, 0.038, 0.004, 0.019), evidence).known);
+    CHECK(evidence.chunks == 2);
+    const LaneChoice second = choose_lanes(timed_stages(2, 0.040, 0.004, 0.019), evidence);
+    CHECK(second.known);
+    CHECK(second.lanes == 2);
+    CHECK(second.busiest_share == doctest::Approx(0.078 / 0.124));
+    CHECK(evidence.chunks == 0);
+    // Spans of a device that runs its queues side by side add nothing, however many runs.
+    for (int run = 0; run < 5; ++run)
+        CHECK_FALSE(choose_lanes(timed_stages(5, 0.038, 0.004, 0.019, false), evidence).known);
+    CHECK(evidence.chunks == 0);
+}
