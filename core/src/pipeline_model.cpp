@@ -7,12 +7,18 @@
 
 namespace dualrt::detail {
 
-double median(std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
+namespace {
+
+// The median of values[0, n), which it reorders (0 for none).
+double median_of(double* values, std::size_t n) {
+    if (n == 0) return 0.0;
+    std::sort(values, values + n);
     return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
+
+}  // namespace
+
+double median(std::vector<double> values) { return median_of(values.data(), values.size()); }
 
 const char* stage_name(std::size_t stage) {
     static const char* const names[stage_count] = {"host", "upload", "compute", "download"};
@@ -40,6 +46,7 @@ void StageSamples::add(double elements, double ms) {
     auto& samples = by_class_[static_cast<int>(std::floor(std::log2(elements)))];
     samples.push_back(Sample{elements, ms});
     if (samples.size() > per_class) samples.pop_front();
+    medians_current_ = false;
 }
 
 std::size_t StageSamples::size() const {
@@ -50,23 +57,26 @@ std::size_t StageSamples::size() const {
 
 std::size_t StageSamples::size_classes() const { return by_class_.size(); }
 
-void StageSamples::class_medians(std::vector<double>& xs, std::vector<double>& ys) const {
-    xs.clear();
-    ys.clear();
+const StageSamples::Medians& StageSamples::class_medians() const {
+    if (medians_current_) return medians_;
+    medians_.xs.clear();
+    medians_.ys.clear();
+    double elements[per_class], ms[per_class];
     for (const auto& entry : by_class_) {
-        std::vector<double> elements, ms;
-        for (const auto& sample : entry.second) {
-            elements.push_back(sample.elements);
-            ms.push_back(sample.ms);
+        const std::size_t n = entry.second.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            elements[k] = entry.second[k].elements;
+            ms[k] = entry.second[k].ms;
         }
-        xs.push_back(median(elements));
-        ys.push_back(median(ms));
+        medians_.xs.push_back(median_of(elements, n));
+        medians_.ys.push_back(median_of(ms, n));
     }
+    medians_current_ = true;
+    return medians_;
 }
 
 std::string StageSamples::unusable(const StageModel& model, const StageModels* chunk) const {
-    std::vector<double> xs, ys;
-    class_medians(xs, ys);
+    const auto& [xs, ys] = class_medians();
     if (xs.size() < 2)
         return xs.empty() ? "no samples" : "one chunk size timed";
     const auto [low, high] = std::minmax_element(xs.begin(), xs.end());
@@ -92,8 +102,7 @@ std::string StageSamples::unusable(const StageModel& model, const StageModels* c
 
 StageModel StageSamples::fit() const {
     // One point per size class, so that a size timed often does not outweigh the others.
-    std::vector<double> xs, ys;
-    class_medians(xs, ys);
+    const auto& [xs, ys] = class_medians();
     StageModel model;
     if (xs.empty()) return model;
     const double n = static_cast<double>(xs.size());

@@ -61,9 +61,16 @@ private:
         double ms;
     };
     // One point per size class: its median element count and median time.
-    void class_medians(std::vector<double>& xs, std::vector<double>& ys) const;
+    struct Medians {
+        std::vector<double> xs, ys;
+    };
+    // Worked out again only after an add(): a run of automatic chunking fits its model three
+    // times and checks it four (plan, report, the reasons it cannot plan), from the same samples.
+    const Medians& class_medians() const;
     static constexpr std::size_t per_class = 8;
     std::map<int, std::deque<Sample>> by_class_;
+    mutable Medians medians_;
+    mutable bool medians_current_ = false;
 };
 
 // The median of `values` (the mean of the middle two for an even count; 0 for none). Medians,
