@@ -102,15 +102,19 @@ TEST_CASE("pipeline choices: two lanes where one stage takes most of a chunk's t
     const LaneChoice stream = choose_once(timed_stages(5, 0.038, 0.004, 0.019));
     CHECK(stream.known);
     CHECK(stream.lanes == 2);
+    CHECK_FALSE(stream.stage_queues);
     CHECK(stream.busiest_share == doctest::Approx(0.038 / 0.061));
     // A long compute is the busiest stage just as well.
     CHECK(choose_once(timed_stages(5, 0.01, 0.05, 0.01)).lanes == 2);
-    // Balanced stages need three lanes or more: all of them.
+    // Balanced stages need three lanes or more: all of them, or one queue per stage.
     const LaneChoice balanced = choose_once(timed_stages(5, 0.02, 0.02, 0.02));
     CHECK(balanced.known);
     CHECK(balanced.lanes == 0);
-    // Just under the threshold (the busiest at 55%): all lanes.
-    CHECK(choose_once(timed_stages(5, 0.055, 0.025, 0.02)).lanes == 0);
+    CHECK(balanced.stage_queues);
+    // Just under the threshold (the busiest at 55%): the same.
+    const LaneChoice under = choose_once(timed_stages(5, 0.055, 0.025, 0.02));
+    CHECK(under.lanes == 0);
+    CHECK(under.stage_queues);
     // Too few chunks timed whole, or spans of a device that runs its queues side by side: not
     // known, so the runs keep what they had.
     CHECK_FALSE(choose_once(timed_stages(2, 0.038, 0.004, 0.019)).known);

@@ -323,14 +323,17 @@ struct LaneRuns {
 };
 
 // `runs` runs of c = a + b (as two device copies: the compute) over 64 chunks on a counting
-// device whose engines take `costs`, with lanes of `depth` (0: the library's 4).
-LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int runs) {
+// device whose engines take `costs`, with lanes of `depth` (0: the library's 4), the mode
+// `mode` (automatic: the library's).
+LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int runs,
+                   dualrt::PipelineMode mode = dualrt::PipelineMode::automatic) {
     auto backend = std::make_shared<test::counting::Device>();
     backend->costs = costs;
     const dualrt::Device device(backend);
     dualrt::PipelineOptions options;
     options.chunking = dualrt::Chunking::count(64);
     options.depth = depth;
+    options.mode = mode;
     dualrt::Pipeline pipeline(device, options);
     const std::size_t n = 64 * 1024;
     std::vector<float> a(n), b(n), c(n), d(n);
@@ -354,7 +357,7 @@ LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int ru
 }  // namespace
 
 TEST_CASE("pipeline events: a run takes two lanes where the timed stages show one engine busy "
-          "most of a chunk, and all of them otherwise") {
+          "most of a chunk, and one queue per stage where they are balanced") {
     // Uploads of two inputs at 2 ns a byte against downloads at 0.5 and a quick compute: the
     // upload engine is the busiest, at well over half of a chunk's stage time.
     const test::counting::Costs uploads_bound = engine_costs(2.0, 0.5, 0.1);
@@ -368,10 +371,26 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
     CHECK(test_contains(bound.reports[1].chunking, "on 2 of 4 lanes"));
     CHECK(bound.reports[2].queues == 2);
 
-    // Balanced stages keep all four.
+    // Balanced stages: the first run on four lanes, the next ones on three queues, one per
+    // stage, with four chunks in flight.
     const LaneRuns even = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3);
     CHECK(even.correct);
-    for (const auto& report : even.reports) CHECK(report.queues == 4);
+    CHECK(even.reports[0].mode == dualrt::PipelineMode::lanes);
+    CHECK(even.reports[0].queues == 4);
+    for (std::size_t run = 1; run < even.reports.size(); ++run) {
+        INFO(even.reports[run].summary());
+        CHECK(even.reports[run].mode == dualrt::PipelineMode::three_queues);
+        CHECK(even.reports[run].queues == 3);
+        CHECK(even.reports[run].depth == 4);
+        CHECK(test_contains(even.reports[run].chunking, "on one queue per stage instead of 4 lanes"));
+    }
+    // Lanes asked for stay lanes: balanced stages keep all four.
+    const LaneRuns lanes = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3, dualrt::PipelineMode::lanes);
+    CHECK(lanes.correct);
+    for (const auto& report : lanes.reports) {
+        CHECK(report.mode == dualrt::PipelineMode::lanes);
+        CHECK(report.queues == 4);
+    }
 
     // A depth the caller set is kept, whatever the stages say.
     const LaneRuns set = lane_runs(uploads_bound, 4, 3);

@@ -175,12 +175,13 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
                                  [](const RunArrays& view) { return any_staged(view); });
     const std::size_t staging_slots = drivers_[planner].one->staging_slots();
     // Each device on the lanes its own runs of the layout chose (two where one engine is busy
-    // most of a chunk's time), as a Pipeline of that device alone would run: with four, a GPU
-    // inside a run over several devices moved its share slower than alone (pipeline_lanes.hpp).
-    std::vector<std::size_t> lanes;
+    // most of a chunk's time, three queues where the stages are balanced), as a Pipeline of that
+    // device alone would run: with four, a GPU inside a run over several devices moved its share
+    // slower than alone (pipeline_lanes.hpp).
+    std::vector<OneDevicePipeline::LaneUse> uses;
     for (const Driver& driver : drivers_)
-        lanes.push_back(driver.one->lanes_for(driver.one->models[key]));
-    ScheduleShape shape{mode_, lanes[planner], 0};
+        uses.push_back(driver.one->lane_use(driver.one->models[key]));
+    ScheduleShape shape{uses[planner].mode, uses[planner].in_flight, 0};
     for (const auto& array : seen[planner].inputs)
         if (!array.pinned) shape.staging_slots = staging_slots;
     const PlanDecision plan =
@@ -212,12 +213,12 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     used.reserve(n);  // the schedulers keep references into it
     for (std::size_t d = 0; d < n; ++d) {
         OneDevicePipeline& one = *drivers_[d].one;
-        used.push_back(one.first_lanes(lanes[d]));
+        used.push_back(one.lanes_of(uses[d]));
         sources.push_back(std::make_unique<DealtChunks>(dealer, d));
         // Room for every chunk a device may take: the plan's, and the pieces split off them for
         // devices of unknown speed (one each, rarely two).
         timings.push_back(std::make_unique<RunTiming>(
-            device_timed_chunks(extents.size() + 2 * n, options_.timing), mode_));
+            device_timed_chunks(extents.size() + 2 * n, options_.timing), uses[d].mode));
         const DealtChunks& source = *sources[d];
         computes[d] = [&compute, &source, d](const ChunkViews& views) {
             ChunkViews placed = views;
@@ -254,17 +255,22 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     run_facts.queues = 0;
     for (const OneDevicePipeline::Lanes& lanes_used : used)
         run_facts.queues += lanes_used.queues.queues.size();
-    run_facts.depth = *std::max_element(lanes.begin(), lanes.end());
+    run_facts.depth = 0;
+    for (const OneDevicePipeline::LaneUse& use : uses)
+        run_facts.depth = std::max(run_facts.depth, use.in_flight);
+    const bool one_mode = std::all_of(uses.begin(), uses.end(), [&](const auto& use) {
+        return use.mode == uses.front().mode;
+    });
+    run_facts.mode = one_mode ? uses.front().mode : mode_;  // the devices' mode, where shared
     PipelineReport total = make_report(run_facts, dealer.dealt(), {}, {}, 0);
     DeviceReportMerger merger(total);
-    std::string fewer_lanes;  // the devices on fewer lanes than they have, for the report
+    std::string fewer_lanes;  // the devices not on all their lanes, for the report
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         const std::vector<ChunkExtent>& mine = runs[d].extents;
         LayoutModel& model = driver.one->models[key];
-        if (lanes[d] < driver.one->depth)
-            fewer_lanes += ", " + driver.track + " " +
-                           describe_lanes(lanes[d], driver.one->depth, model.busiest_share);
+        if (const std::string how = driver.one->describe(uses[d], model); !how.empty())
+            fewer_lanes += ", " + driver.track + " " + how.substr(2);
         const ResolvedTiming resolved = timings[d]->resolve(mine);
         learn_from_run(model, mine, resolved, schedulers[d]->host_ms());
         if (!mine.empty()) {
@@ -272,6 +278,7 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
             driver.one->learn_lanes(model, resolved);
         }
         RunFacts own_facts = facts;
+        own_facts.mode = uses[d].mode;
         own_facts.queues = used[d].queues.queues.size();
         own_facts.depth = used[d].slots.size();
         const PipelineReport own = make_report(own_facts, mine, resolved, model.fit(), 0);

@@ -42,6 +42,7 @@ LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence) {
     choice.busiest_share =
         std::max({total[upload_stage], total[compute_stage], total[download_stage]}) / sum;
     choice.lanes = choice.busiest_share >= two_lane_share ? 2 : 0;
+    choice.stage_queues = choice.lanes == 0;
     evidence = LaneEvidence();
     return choice;
 }
@@ -52,6 +53,16 @@ std::string describe_lanes(std::size_t used, std::size_t lanes, double busiest_s
                   "on %zu of %zu lanes (the busiest stage took %.0f%% of a chunk's stage time "
                   "in the timed chunks before: two lanes keep its engine busy)",
                   used, lanes, 100.0 * busiest_share);
+    return text;
+}
+
+std::string describe_stage_queues(std::size_t lanes, double busiest_share) {
+    char text[192];
+    std::snprintf(text, sizeof text,
+                  "on one queue per stage instead of %zu lanes (the busiest stage took %.0f%% of "
+                  "a chunk's stage time in the timed chunks before: balanced stages, each engine "
+                  "taking its chunks in order)",
+                  lanes, 100.0 * busiest_share);
     return text;
 }
 

@@ -106,9 +106,11 @@ struct LayoutModel {
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
     CachedPlan plan;
-    // Lanes the next run uses (pipeline_lanes.hpp): 2, or 0 for all; with the busiest stage's
-    // share of the timed stages that chose it.
+    // Lanes the next run uses (pipeline_lanes.hpp): 2, or 0 for all; or, with stage_queues and
+    // the mode left to the library, one queue per stage instead of lanes; with the busiest
+    // stage's share of the timed stages that chose them.
     std::size_t lanes = 0;
+    bool stage_queues = false;
     double busiest_share = 0.0;
     LaneEvidence lane_evidence;  // gathered towards the next choice
     // Whether the samples can tell fixed from per-element costs for every stage, the fits follow

@@ -60,8 +60,14 @@ bool OneDevicePipeline::adapts_lanes() const {
     return mode == PipelineMode::lanes && options.depth == 0;  // a depth set is kept as set
 }
 
-std::size_t OneDevicePipeline::lanes_for(const LayoutModel& model) const {
-    return adapts_lanes() && model.lanes >= 2 && model.lanes < depth ? model.lanes : depth;
+bool OneDevicePipeline::adapts_mode() const {
+    return adapts_lanes() && options.mode == PipelineMode::automatic;  // lanes asked for stay
+}
+
+OneDevicePipeline::LaneUse OneDevicePipeline::lane_use(const LayoutModel& model) const {
+    if (adapts_mode() && model.stage_queues) return LaneUse{PipelineMode::three_queues, depth};
+    const bool fewer = adapts_lanes() && model.lanes >= 2 && model.lanes < depth;
+    return LaneUse{mode, fewer ? model.lanes : depth};
 }
 
 void OneDevicePipeline::learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const {
@@ -69,12 +75,25 @@ void OneDevicePipeline::learn_lanes(LayoutModel& model, const ResolvedTiming& re
     const LaneChoice next = choose_lanes(resolved, model.lane_evidence);
     if (!next.known) return;
     model.lanes = next.lanes;
+    model.stage_queues = next.stage_queues;
     model.busiest_share = next.busiest_share;
 }
 
-OneDevicePipeline::Lanes OneDevicePipeline::first_lanes(std::size_t lanes) const {
-    if (lanes >= depth) return Lanes{queues, slots};
-    return Lanes{queues.first(lanes), slots.first(lanes)};
+OneDevicePipeline::Lanes OneDevicePipeline::lanes_of(const LaneUse& use) const {
+    if (use.mode != mode) {  // three queues in place of lanes: the first three lanes' queues
+        PipelineQueues stages = queues.first(3);
+        stages.mode = use.mode;
+        return Lanes{std::move(stages), slots};
+    }
+    if (use.in_flight >= depth) return Lanes{queues, slots};
+    return Lanes{queues.first(use.in_flight), slots.first(use.in_flight)};
+}
+
+std::string OneDevicePipeline::describe(const LaneUse& use, const LayoutModel& model) const {
+    if (use.mode != mode) return ", " + describe_stage_queues(depth, model.busiest_share);
+    if (use.in_flight < depth)
+        return ", " + describe_lanes(use.in_flight, depth, model.busiest_share);
+    return "";
 }
 
 void OneDevicePipeline::ensure_buffers(const RunArrays& arrays,
@@ -124,11 +143,12 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
         for (const auto& array : *side) bytes += arrays.count * array.elem_size;
     request.can_learn = options.timing == PipelineTiming::every_chunk ||
                         learning_affordable(bytes, record_ms);
-    const std::size_t lanes = lanes_for(model);
-    const double lanes_share = model.busiest_share;  // what chose them, for the report
-    facts.queues = std::min(lanes, facts.queues);
-    facts.depth = lanes;
-    ScheduleShape shape{mode, lanes, 0};
+    const LaneUse use = lane_use(model);
+    const std::string lanes_used = describe(use, model);  // before this run's learning
+    facts.mode = use.mode;
+    facts.queues = use.queues();
+    facts.depth = use.in_flight;
+    ScheduleShape shape{use.mode, use.in_flight, 0};
     for (const auto& array : arrays.inputs)
         if (!array.pinned) shape.staging_slots = staging_slots();
     request.staged = any_staged(arrays);
@@ -148,8 +168,8 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     std::vector<bool> timed = choose_timed_chunks(
         extents.size(), options.timing, plan.learning || (first_of_layout && fixed), model.runs,
         record_ms, model.timing_credit_ms);
-    RunTiming timing(std::move(timed), mode);
-    Lanes used = first_lanes(lanes);
+    RunTiming timing(std::move(timed), use.mode);
+    Lanes used = lanes_of(use);
     ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
                              staging_slots(), arrays, timing, compute);
     scheduler.run(extents);
@@ -166,7 +186,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
-    if (lanes < depth) facts.chunking += ", " + describe_lanes(lanes, depth, lanes_share);
+    facts.chunking += lanes_used;
     facts.learning = plan.learning;
     facts.predicted_ms = plan.predicted_ms;
     std::size_t samples = 0;

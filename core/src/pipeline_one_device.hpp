@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace dualrt::detail {
@@ -53,22 +54,31 @@ public:
     std::size_t staging_slots() const { return depth + extra_staging_slots; }
 
     // Whether runs choose their lanes from their timed stages: with lanes, and the depth left to
-    // the library.
+    // the library; and whether they may take one queue per stage instead: the mode left to it too.
     bool adapts_lanes() const;
-    // The lanes a run of `model`'s layout uses: as many as the timed stages of the layout's
-    // last informative run asked for (pipeline_lanes.hpp), where the depth is the library's
-    // choice; all of them otherwise (and in the other modes, where lanes == depth).
-    std::size_t lanes_for(const LayoutModel& model) const;
+    bool adapts_mode() const;
+    // How a run of `model`'s layout uses the queues: as the timed stages of the layout's last
+    // informative runs asked for (pipeline_lanes.hpp) where the library chooses: two lanes, all
+    // of them, or three queues in their place; otherwise the mode and depth as set.
+    struct LaneUse {
+        PipelineMode mode = PipelineMode::lanes;  // the Pipeline's, or three_queues for lanes
+        std::size_t in_flight = 0;                // chunks in flight: the lanes used, or depth
+        std::size_t queues() const { return queue_count(mode, in_flight); }
+    };
+    LaneUse lane_use(const LayoutModel& model) const;
     // What a run's timed stages say about the layout's next lanes (nothing where the depth
     // was set by the caller, or the spans say little).
     void learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const;
-    // The queues and device slots of the first `lanes` lanes: every one stays allocated, for
-    // runs that take them all again.
+    // The queues and device slots that `use` takes: every one stays allocated, for runs that
+    // take them all again. After ensure_buffers, which may grow the slots.
     struct Lanes {
         PipelineQueues queues;
         DeviceSlots slots;
     };
-    Lanes first_lanes(std::size_t lanes) const;
+    Lanes lanes_of(const LaneUse& use) const;
+    // For the report: how `use` differs from running on every lane, and why (after a comma;
+    // "" where it does not).
+    std::string describe(const LaneUse& use, const LayoutModel& model) const;
     // Device slots for the largest of `sizes` (chunks of `arrays`, with the halo), and pinned
     // staging rings for the arrays this device stages; kept, and grown when a run needs more.
     void ensure_buffers(const RunArrays& arrays, const std::vector<std::size_t>& sizes,
