@@ -180,10 +180,14 @@ private:
     double queue_ms_ = 0.0;          // simulated end of the queue's last command
 };
 
-// Outlives everything made from it (the test holds it for the whole case).
+// Outlives everything made from it (the test holds it for the whole case). Reports itself as a
+// device of `backend`, for the choices a Pipeline makes per backend.
 class Device final : public DeviceImpl {
 public:
-    Device() { info_.name = "counting"; }
+    explicit Device(dualrt::Backend backend = dualrt::Backend::opencl) {
+        info_.name = "counting";
+        info_.backend = backend;
+    }
     const dualrt::DeviceInfo& info() const override { return info_; }
     std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) override {
         return std::make_shared<Buffer>(*this, bytes);

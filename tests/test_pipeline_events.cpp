@@ -323,11 +323,12 @@ struct LaneRuns {
 };
 
 // `runs` runs of c = a + b (as two device copies: the compute) over 64 chunks on a counting
-// device whose engines take `costs`, with lanes of `depth` (0: the library's 4), the mode
-// `mode` (automatic: the library's).
+// device of `kind` whose engines take `costs`, with lanes of `depth` (0: the library's 4), the
+// mode `mode` (automatic: the library's).
 LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int runs,
-                   dualrt::PipelineMode mode = dualrt::PipelineMode::automatic) {
-    auto backend = std::make_shared<test::counting::Device>();
+                   dualrt::PipelineMode mode = dualrt::PipelineMode::automatic,
+                   dualrt::Backend kind = dualrt::Backend::cuda) {
+    auto backend = std::make_shared<test::counting::Device>(kind);
     backend->costs = costs;
     const dualrt::Device device(backend);
     dualrt::PipelineOptions options;
@@ -371,8 +372,8 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
     CHECK(test_contains(bound.reports[1].chunking, "on 2 of 4 lanes"));
     CHECK(bound.reports[2].queues == 2);
 
-    // Balanced stages: the first run on four lanes, the next ones on three queues, one per
-    // stage, with four chunks in flight.
+    // Balanced stages on CUDA: the first run on four lanes, the next ones on three queues, one
+    // per stage, with four chunks in flight.
     const LaneRuns even = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3);
     CHECK(even.correct);
     CHECK(even.reports[0].mode == dualrt::PipelineMode::lanes);
@@ -384,12 +385,17 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
         CHECK(even.reports[run].depth == 4);
         CHECK(test_contains(even.reports[run].chunking, "on one queue per stage instead of 4 lanes"));
     }
-    // Lanes asked for stay lanes: balanced stages keep all four.
-    const LaneRuns lanes = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3, dualrt::PipelineMode::lanes);
-    CHECK(lanes.correct);
-    for (const auto& report : lanes.reports) {
-        CHECK(report.mode == dualrt::PipelineMode::lanes);
-        CHECK(report.queues == 4);
+    // Lanes asked for stay lanes, and so do an OpenCL device's (each wait between its queues
+    // would be a marker): balanced stages keep all four.
+    for (const LaneRuns& kept :
+         {lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3, dualrt::PipelineMode::lanes),
+          lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3, dualrt::PipelineMode::automatic,
+                    dualrt::Backend::opencl)}) {
+        CHECK(kept.correct);
+        for (const auto& report : kept.reports) {
+            CHECK(report.mode == dualrt::PipelineMode::lanes);
+            CHECK(report.queues == 4);
+        }
     }
 
     // A depth the caller set is kept, whatever the stages say.

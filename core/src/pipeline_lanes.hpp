@@ -10,7 +10,8 @@
 // queues against 5.98 on four lanes (CUDA, 64 chunks) and 5.84 against 5.97 (NVIDIA OpenCL,
 // 32 chunks), and three queues beat four lanes at every count from 8 chunks up on both
 // (session 19, run J). So where the mode is the library's (PipelineMode::automatic), balanced
-// stages take three queues. Internal.
+// stages take three queues on CUDA (OneDevicePipeline::adapts_mode says why not on OpenCL).
+// Internal.
 #pragma once
 
 #include "pipeline_model.hpp"

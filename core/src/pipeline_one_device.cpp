@@ -61,7 +61,14 @@ bool OneDevicePipeline::adapts_lanes() const {
 }
 
 bool OneDevicePipeline::adapts_mode() const {
-    return adapts_lanes() && options.mode == PipelineMode::automatic;  // lanes asked for stay
+    // Lanes asked for stay lanes. On OpenCL each of the three queues' waits per chunk is a
+    // marker (about 8 us of host time on NVIDIA's driver), and three queues gained nothing
+    // there: `overlap` auto 0.964 of native against 0.966 on lanes, and `stencil` 17.6-18.1 ms
+    // against 16.0-16.2 on lanes, where the compute's spans then read too noisy to plan from
+    // (H200, session 19, runs M and N). CUDA gained: 0.994 against 0.960, and 14.2-16.1 ms
+    // against 15.0-16.4.
+    return adapts_lanes() && options.mode == PipelineMode::automatic &&
+           device.info().backend == Backend::cuda;
 }
 
 OneDevicePipeline::LaneUse OneDevicePipeline::lane_use(const LayoutModel& model) const {
