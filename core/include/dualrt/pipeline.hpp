@@ -138,7 +138,9 @@ public:
     const Device& device() const;            ///< the device the pipeline runs on (the first)
     const std::vector<Device>& devices() const;  ///< every device it runs on, in order
     const PipelineOptions& options() const;  ///< the options it was made with
-    PipelineMode mode() const;  ///< the mode runs will use (automatic resolved)
+    /// The mode runs use (automatic resolved to lanes; a run may take three queues instead,
+    /// see PipelineMode::automatic and PipelineReport::mode).
+    PipelineMode mode() const;
 
     /// Runs `compute` over every chunk of the arrays: uploads each chunk of every input (with
     /// its halo), calls `compute(chunk)` to enqueue the chunk's work on chunk.queue, and

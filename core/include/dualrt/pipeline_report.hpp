@@ -13,7 +13,10 @@ namespace dualrt {
 
 /// How many queues a Pipeline runs its stages on, and which stage goes where.
 enum class PipelineMode {
-    /// lanes (the default).
+    /// The library's choice (the default): lanes; and with the depth left to the library too,
+    /// two of them where one stage keeps its engine busy most of a chunk's time, and on CUDA
+    /// three queues where the timed stages are balanced. PipelineReport::mode says which a run
+    /// used.
     automatic,
     /// One copy queue (uploads and downloads) beside one compute queue, the scheme of the OpenCL
     /// guide. Chunks compute one after the other on the compute queue; events order the stages.
