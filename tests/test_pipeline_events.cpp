@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -404,44 +405,74 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
     for (const auto& report : set.reports) CHECK(report.queues == 4);
 }
 
-TEST_CASE("pipeline events: over several devices, each device takes the lanes its timed stages "
-          "ask for, as it would alone") {
-    // Two devices whose upload engines are the busiest, as the triad's on a GPU.
-    const test::counting::Costs uploads_bound = engine_costs(2.0, 0.5, 0.1);
+namespace {
+
+// `runs` runs of a copy over 64 chunks on two counting devices of `kinds` whose engines take
+// `costs`, every chunk timed, so that each device's first run decides its lanes however the
+// chunks were dealt (sampled windows need a device to take 20 chunks or so). With fixed chunks
+// the first two runs deal to both devices (MixChoice).
+LaneRuns two_device_runs(const test::counting::Costs& costs,
+                         const std::array<dualrt::Backend, 2>& kinds, int runs) {
     std::vector<std::shared_ptr<test::counting::Device>> backends;
     std::vector<dualrt::Device> devices;
-    for (int d = 0; d < 2; ++d) {
-        backends.push_back(std::make_shared<test::counting::Device>());
-        backends.back()->costs = uploads_bound;
+    for (dualrt::Backend kind : kinds) {
+        backends.push_back(std::make_shared<test::counting::Device>(kind));
+        backends.back()->costs = costs;
         devices.emplace_back(backends.back());
     }
     dualrt::PipelineOptions options;
     options.chunking = dualrt::Chunking::count(64);
-    // Every chunk timed, so that each device's first run decides its lanes however the chunks
-    // were dealt (sampled windows need a device to take 20 chunks or so).
     options.timing = dualrt::PipelineTiming::every_chunk;
     dualrt::Pipeline pipeline(devices, options);
     const std::size_t n = 64 * 1024;
     std::vector<float> a(n), c(n);
     std::iota(a.begin(), a.end(), 1.0f);
-    // With fixed chunks the first two runs deal to both devices (MixChoice): the first on all
-    // four lanes of each; the second on the two their timed stages asked for.
+    LaneRuns out;
+    for (int run = 0; run < runs; ++run) {
+        std::fill(c.begin(), c.end(), std::nanf(""));
+        out.reports.push_back(
+            pipeline.run(dualrt::inputs(a), dualrt::outputs(c), [](auto& chunk) {
+                // The counting devices' commands take no real time: without a little host
+                // time per chunk, the calling thread's device would take every chunk before the
+                // other device's thread has started.
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+                chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
+            }));
+        out.correct = out.correct && c == a;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline events: over several devices, each device takes the lanes its timed stages "
+          "ask for, as it would alone") {
+    // Two devices whose upload engines are the busiest, as the triad's on a GPU: the first run
+    // on all four lanes of each; the second on the two their timed stages asked for.
+    const LaneRuns bound = two_device_runs(engine_costs(2.0, 0.5, 0.1),
+                                           {dualrt::Backend::cuda, dualrt::Backend::cuda}, 2);
+    CHECK(bound.correct);
     for (int run = 0; run < 2; ++run) {
         CAPTURE(run);
-        std::fill(c.begin(), c.end(), std::nanf(""));
-        const auto report = pipeline.run(dualrt::inputs(a), dualrt::outputs(c), [](auto& chunk) {
-            // The counting devices' commands take no real time: without a little host time
-            // per chunk, the calling thread's device would take every chunk before the other
-            // device's thread has started.
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-            chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
-        });
+        const auto& report = bound.reports[run];
         INFO(report.summary());
-        CHECK(c == a);
         REQUIRE(report.devices.size() == 2);
         CHECK(test_contains(report.chunking, "dealt to 2 devices"));
         CHECK(report.queues == (run == 0 ? 8u : 4u));
         CHECK(report.depth == (run == 0 ? 4u : 2u));
         CHECK(test_contains(report.chunking, "on 2 of 4 lanes") == (run == 1));
     }
+
+    // Balanced stages: the CUDA device takes three queues, the OpenCL one keeps its four lanes.
+    const LaneRuns even = two_device_runs(engine_costs(1.0, 1.0, 1.0),
+                                          {dualrt::Backend::cuda, dualrt::Backend::opencl}, 2);
+    CHECK(even.correct);
+    const auto& second = even.reports[1];
+    INFO(second.summary());
+    REQUIRE(second.devices.size() == 2);
+    CHECK(test_contains(second.chunking, "dealt to 2 devices"));
+    CHECK(second.queues == 3u + 4u);
+    CHECK(second.depth == 4u);
+    CHECK(second.mode == dualrt::PipelineMode::lanes);  // the devices differ
+    CHECK(test_contains(second.chunking, "on one queue per stage instead of 4 lanes"));
 }
