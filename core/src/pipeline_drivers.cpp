@@ -270,7 +270,7 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
         const std::vector<ChunkExtent>& mine = runs[d].extents;
         LayoutModel& model = driver.one->models[key];
         if (const std::string how = driver.one->describe(uses[d], model); !how.empty())
-            fewer_lanes += ", " + driver.track + " " + how.substr(2);
+            fewer_lanes += ", " + driver.track + " " + how;
         const ResolvedTiming resolved = timings[d]->resolve(mine);
         learn_from_run(model, mine, resolved, schedulers[d]->host_ms());
         if (!mine.empty()) {

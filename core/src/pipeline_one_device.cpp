@@ -97,9 +97,8 @@ OneDevicePipeline::Lanes OneDevicePipeline::lanes_of(const LaneUse& use) const {
 }
 
 std::string OneDevicePipeline::describe(const LaneUse& use, const LayoutModel& model) const {
-    if (use.mode != mode) return ", " + describe_stage_queues(depth, model.busiest_share);
-    if (use.in_flight < depth)
-        return ", " + describe_lanes(use.in_flight, depth, model.busiest_share);
+    if (use.mode != mode) return describe_stage_queues(depth, model.busiest_share);
+    if (use.in_flight < depth) return describe_lanes(use.in_flight, depth, model.busiest_share);
     return "";
 }
 
@@ -193,7 +192,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
-    facts.chunking += lanes_used;
+    if (!lanes_used.empty()) facts.chunking += ", " + lanes_used;
     facts.learning = plan.learning;
     facts.predicted_ms = plan.predicted_ms;
     std::size_t samples = 0;

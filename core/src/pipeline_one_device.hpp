@@ -76,8 +76,8 @@ public:
         DeviceSlots slots;
     };
     Lanes lanes_of(const LaneUse& use) const;
-    // For the report: how `use` differs from running on every lane, and why (after a comma;
-    // "" where it does not).
+    // For the report: how `use` differs from running on every lane, and why ("" where it does
+    // not).
     std::string describe(const LaneUse& use, const LayoutModel& model) const;
     // Device slots for the largest of `sizes` (chunks of `arrays`, with the halo), and pinned
     // staging rings for the arrays this device stages; kept, and grown when a run needs more.
