@@ -384,7 +384,8 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
         CHECK(even.reports[run].mode == dualrt::PipelineMode::three_queues);
         CHECK(even.reports[run].queues == 3);
         CHECK(even.reports[run].depth == 4);
-        CHECK(test_contains(even.reports[run].chunking, "on one queue per stage instead of 4 lanes"));
+        CHECK(test_contains(even.reports[run].chunking,
+                            "on one queue per stage instead of 4 lanes"));
     }
     // Lanes asked for stay lanes, and so do an OpenCL device's (each wait between its queues
     // would be a marker): balanced stages keep all four.
