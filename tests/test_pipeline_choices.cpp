@@ -1,20 +1,13 @@
 // What a Pipeline chooses from its runs, without a device: over several devices, every device
-// or the fastest alone (MixChoice), how many lanes a layout's runs use (choose_lanes), and how
-// many chunks automatic chunking keeps once it has measured its plan against others
-// (ChunkTrials).
+// or the fastest alone (MixChoice), and how many lanes a layout's runs use (choose_lanes).
 #include "pipeline_dispatch.hpp"
 #include "pipeline_lanes.hpp"
 #include "pipeline_model.hpp"
 #include "pipeline_timing.hpp"
-#include "pipeline_trials.hpp"
 
 #include <doctest/doctest.h>
 
-#include <cmath>
-#include <cstddef>
-#include <functional>
 #include <utility>
-#include <vector>
 
 using namespace dualrt::detail;
 
@@ -145,96 +138,4 @@ TEST_CASE("pipeline choices: two lanes where one stage takes most of a chunk's t
     for (int run = 0; run < 5; ++run)
         CHECK_FALSE(choose_lanes(timed_stages(5, 0.038, 0.004, 0.019, false), evidence).known);
     CHECK(evidence.chunks == 0);
-}
-
-namespace {
-
-// Runs `runs` runs whose planner always plans `planned` chunks, each taking `ms(chunks)`, with
-// chunk counts from `fewest` to `most` allowed; returns the chunk count of every run.
-std::vector<std::size_t> trial_runs(ChunkTrials& trials, std::size_t planned, int runs,
-                                    const std::function<double(std::size_t)>& ms,
-                                    std::size_t fewest = 1, std::size_t most = 100000) {
-    std::vector<std::size_t> counts;
-    for (int r = 0; r < runs; ++r) {
-        const ChunkTrials::Choice choice = trials.next(planned, fewest, most);
-        const std::size_t chunks = choice.chunks == 0 ? planned : choice.chunks;
-        counts.push_back(chunks);
-        trials.record(chunks, ms(chunks));
-    }
-    return counts;
-}
-
-// A run's time by chunk count, fastest at 64 chunks (40 ms) and 10% slower an octave away.
-double bowl_ms(std::size_t chunks) {
-    const double octaves = std::log2(static_cast<double>(chunks) / 64.0);
-    return 40.0 * (1.0 + 0.1 * octaves * octaves);
-}
-
-}  // namespace
-
-TEST_CASE("pipeline choices: automatic chunking walks from its planned chunk count in octaves to "
-          "the fastest measured one, and keeps it") {
-    ChunkTrials trials;
-    // The planner's plan (197 chunks) twice first: nothing to compare with yet.
-    for (int r = 0; r < 2; ++r) {
-        const ChunkTrials::Choice choice = trials.next(197, 1, 100000);
-        CHECK(choice.chunks == 0);
-        CHECK_FALSE(choice.trial);
-        trials.record(197, bowl_ms(197));
-    }
-    // Then half and twice as many, each twice, and on from the faster of them.
-    const auto counts = trial_runs(trials, 197, 40, bowl_ms);
-    CHECK(counts[0] == 98);
-    CHECK(counts[1] == 98);
-    // It settles within an octave of the fastest count, and not on a count run only to try it.
-    const std::size_t settled = counts.back();
-    CHECK(settled >= 32);
-    CHECK(settled <= 128);
-    CHECK(bowl_ms(settled) < 0.97 * bowl_ms(197));
-    const ChunkTrials::Choice last = trials.next(197, 1, 100000);
-    CHECK_FALSE(last.trial);
-    CHECK(last.chunks == settled);
-    CHECK(last.why.find("equal chunks instead") != std::string::npos);
-    // Trying costs a few runs: most of the 40 ran the settled count.
-    std::size_t at_settled = 0;
-    for (const std::size_t chunks : counts) at_settled += chunks == settled ? 1 : 0;
-    CHECK(at_settled >= 30);
-}
-
-TEST_CASE("pipeline choices: automatic chunking keeps its own plan where it is the fastest, and "
-          "tries its neighbours again every 16 runs") {
-    ChunkTrials trials;
-    const auto counts = trial_runs(trials, 64, 60, bowl_ms);
-    // 64, 64 (its own plan), then 32 and 128 twice each.
-    CHECK(counts[2] == 32);
-    CHECK(counts[4] == 128);
-    std::size_t others = 0;
-    for (std::size_t r = 6; r < counts.size(); ++r) others += counts[r] != 64 ? 1 : 0;
-    // 54 settled runs: a neighbour again after 16, 32 and 48 of them.
-    CHECK(others == 3);
-    const ChunkTrials::Choice kept = trials.next(64, 1, 100000);
-    CHECK(kept.chunks == 0);  // the planner's own plan (its exact sizes)
-    CHECK(kept.why.find("measured the fastest count") != std::string::npos);
-}
-
-TEST_CASE("pipeline choices: automatic chunking tries no chunk count in short runs, beyond the "
-          "chunk size limits, or over a difference of noise") {
-    SUBCASE("runs under 2 ms keep the planner's plan") {
-        ChunkTrials trials;
-        const auto counts = trial_runs(trials, 16, 20, [](std::size_t) { return 0.5; });
-        for (const std::size_t chunks : counts) CHECK(chunks == 16);
-    }
-    SUBCASE("the limits bound the counts tried") {
-        ChunkTrials trials;
-        // Fewer chunks than 64 would need chunks larger than allowed.
-        const auto counts = trial_runs(trials, 64, 20, bowl_ms, 64, 100000);
-        for (const std::size_t chunks : counts) CHECK(chunks >= 64);
-    }
-    SUBCASE("counts within 1% of each other do not take turns") {
-        ChunkTrials trials;
-        const auto counts = trial_runs(trials, 64, 12, [](std::size_t chunks) {
-            return chunks == 64 ? 40.0 : 39.8;  // 0.5% faster: noise
-        });
-        for (std::size_t r = 6; r < counts.size(); ++r) CHECK(counts[r] == 64);
-    }
 }

@@ -126,25 +126,6 @@ std::vector<std::size_t> dealt_sizes(const PlanRequest& request, const PlanLimit
     return sizes;
 }
 
-// Lets the layout's runs of this length measure the plan against half and twice as many equal
-// chunks (ChunkTrials), between the largest chunk and `smallest` elements a chunk.
-void compare_counts(LayoutModel& model, const PlanRequest& request, const PlanLimits& limits,
-                    std::size_t smallest, const ScheduleShape& shape, PlanDecision& plan) {
-    const std::size_t fewest = (request.count + limits.largest - 1) / limits.largest;
-    const std::size_t most = std::max<std::size_t>(1, request.count / std::max(smallest, limits.granule));
-    const ChunkTrials::Choice choice =
-        model.trials[request.count].next(plan.sizes.size(), fewest, most);
-    plan.compared = true;
-    plan.trial = choice.trial;
-    if (choice.chunks != 0) {
-        plan.sizes = equal_sizes(request.count, choice.chunks, limits.granule);
-        plan.predicted_ms = model.can_plan() ? simulate_ms(plan.sizes, model.fit(), shape) : 0.0;
-        plan.how = "auto: " + describe_sizes(plan.sizes) + "; " + choice.why;
-    } else if (!choice.why.empty()) {
-        plan.how += "; " + choice.why;
-    }
-}
-
 }  // namespace
 
 std::size_t fixed_cost_floor(const StageModels& models, PipelineMode mode) {
@@ -191,23 +172,6 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
             std::max(limits.smallest, std::min(limits.largest, std::max(share, floor)));
     }
 
-    // The smallest chunk of a plan from the stage model (`fitted`; without one, the safe plan):
-    // the measured per-chunk fixed costs must not dominate a chunk, and a model from timed spans
-    // must not pick small chunks; arrays too small for safe_fraction such chunks are cut into
-    // that many (16 MiB arrays into 4 MiB chunks, the best fixed size of every 16 MiB stream
-    // measured). The largest chunk holds against the floor: above it, staged layouts pin more
-    // than chunking saves (a floor of 24 MiB chunks grew the rings twice in 5 runs of a 1 GiB
-    // triad on NVIDIA's OpenCL, 0.3 s each; GPU run U).
-    const auto planned_smallest = [&](const StageModels* fitted) {
-        std::size_t floor = planned_min_bytes / request.widest_elem;
-        if (fitted != nullptr) floor = std::max(floor, fixed_cost_floor(*fitted, shape.mode));
-        const std::size_t smallest = std::max(
-            limits.smallest,
-            round_up(std::min(floor, std::max<std::size_t>(request.count / safe_fraction, 1)),
-                     granule));
-        return std::min(smallest, limits.largest);
-    };
-
     PlanDecision plan;
     const bool learning = !model.can_plan() && model.runs < learning_runs && request.can_learn;
     if (request.devices > 1 && !learning) {
@@ -232,7 +196,21 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
         }
         if (cached.count != request.count || cached.largest != limits.largest) {
             PlanLimits planned = limits;
-            planned.smallest = planned_smallest(&fitted);
+            // Floors, in elements: the measured per-chunk fixed costs must not dominate a
+            // chunk, and a model from timed spans must not pick small chunks; arrays too small
+            // for safe_fraction such chunks are cut into that many (16 MiB arrays into 4 MiB
+            // chunks, the best fixed size of every 16 MiB stream measured).
+            const std::size_t floor = std::max(planned_min_bytes / request.widest_elem,
+                                               fixed_cost_floor(fitted, shape.mode));
+            planned.smallest = std::max(
+                limits.smallest,
+                round_up(std::min(floor,
+                                  std::max<std::size_t>(request.count / safe_fraction, 1)),
+                         granule));
+            // The largest chunk holds against the floor: above it, staged layouts pin more
+            // than chunking saves (a floor of 24 MiB chunks grew the rings twice in 5 runs of a
+            // 1 GiB triad on NVIDIA's OpenCL, 0.3 s each; GPU run U).
+            planned.smallest = std::min(planned.smallest, planned.largest);
             const PlanChoice choice = best_plan(request.count, planned, fitted, shape);
             cached = CachedPlan{request.count, limits.largest, choice.sizes,
                                 choice.predicted_ms, choice.uniform_ms};
@@ -244,7 +222,6 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                    (model.runs == 1 ? " run (" : " runs (") + fitted.describe() + "): " +
                    describe_sizes(plan.sizes) + "; predicted " + format_ms(choice.predicted_ms) +
                    " (equal chunks at best " + format_ms(choice.uniform_ms) + ")";
-        compare_counts(model, request, limits, planned_smallest(&fitted), shape, plan);
         return plan;
     }
     // Halo included; within the largest chunk (several devices' runs allow smaller ones).
@@ -269,7 +246,6 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
                               " runs being unusable (" + model.why_not() + ")"
                         : std::string("the run too short to pay for learning")) +
                    ": " + describe_sizes(plan.sizes);
-        compare_counts(model, request, limits, planned_smallest(nullptr), shape, plan);
         return plan;
     }
     plan.learning = true;

@@ -37,10 +37,6 @@ struct PlanDecision {
     std::string how;            // for PipelineReport::chunking
     double predicted_ms = 0.0;  // the model's prediction (0: not planned by the model)
     bool learning = false;      // a first plan, run to teach the model
-    // Its time joins the layout's ChunkTrials (a plan of automatic chunking for one device, once
-    // it no longer learns); `trial`: a chunk count tried against the fastest so far.
-    bool compared = false;
-    bool trial = false;
 };
 
 // The chunk sizes of a run. Fixed chunking needs per-chunk counts that are whole rows;

@@ -3,8 +3,6 @@
 // chunks a Pipeline has timed, run after run. Internal.
 #pragma once
 
-#include "pipeline_trials.hpp"
-
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -108,8 +106,6 @@ struct LayoutModel {
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
     CachedPlan plan;
-    // Per array length, the planned chunk count against half and twice as many, by measurement.
-    std::map<std::size_t, ChunkTrials> trials;
     // Lanes the next run uses (pipeline_lanes.hpp): 2, or 0 for all; or, with stage_queues and
     // the mode left to the library, one queue per stage instead of lanes; with the busiest
     // stage's share of the timed stages that chose them.

@@ -193,8 +193,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
     if (!lanes_used.empty()) facts.chunking += ", " + lanes_used;
-    // A count tried against the fastest is, like a learning run, not chosen to be fast.
-    facts.learning = plan.learning || plan.trial;
+    facts.learning = plan.learning;
     facts.predicted_ms = plan.predicted_ms;
     std::size_t samples = 0;
     for (const auto& stage : model.samples) samples += stage.size();
@@ -203,7 +202,6 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     report.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                                started)
                          .count();
-    if (plan.compared) model.trials[request.count].record(plan.sizes.size(), report.host_ms);
     model.timing_credit_ms = std::min(max_timing_credit_ms,
                                       model.timing_credit_ms + timing_budget * report.host_ms);
     if (timing_out != nullptr) *timing_out = resolved;

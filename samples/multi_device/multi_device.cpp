@@ -140,9 +140,7 @@ int main(int argc, char** argv) try {
               << (chunks == 0 ? std::string("automatic chunking")
                               : std::to_string(chunks) + " chunks")
               << ", median of " << repetitions << " runs after one untimed"
-              << (chunks == 0 ? " (and more, up to 16, until automatic chunking settles: three "
-                                "runs in a row that neither learn nor try a chunk count)"
-                              : "")
+              << (chunks == 0 ? " (and up to two more while automatic chunking learns)" : "")
               << "\n";
 
     const bool together = devices.size() > 1;

@@ -3,7 +3,6 @@
 #include "csv.hpp"
 #include "native_baseline.hpp"
 #include "native_stream.hpp"
-#include "settling.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -81,21 +80,19 @@ public:
 
     // The untimed first run.
     void warm_up() { note(run_once(), true); }
-    // One timed run. Automatic chunking's runs until it settles (samples::Settling) are
+    // One timed run. Automatic chunking's learning runs after the first (at most two more) are
     // warm-ups too, as the stream, stencil and overlap samples count them: their chunk sizes
-    // are chosen to be timed or tried, not to be fast. Such a run is noted untimed, and another
-    // made.
+    // are chosen to be timed, not to be fast. Such a run is noted untimed, and another made.
     void timed_run() {
-        const bool automatic =
-            pipeline_.options().chunking.kind() == dualrt::Chunking::Kind::automatic;
         for (;;) {
             TriadRun run = run_once();
-            const bool warming_up = settling_.warming_up(run.report, automatic);
-            note(run, warming_up);
-            if (!warming_up) {
+            const bool learning = run.report.learning && extra_warmups_ > 0;
+            note(run, learning);
+            if (!learning) {
                 runs_.push_back(std::move(run));
                 return;
             }
+            --extra_warmups_;
         }
     }
     // The median timed run, with a line for every run.
@@ -151,7 +148,7 @@ private:
     std::vector<dualrt::Kernel> triads_;
     std::vector<float> output_;
     dualrt::HostBuffer<float> pinned_a_, pinned_b_, pinned_c_;
-    dualrt::samples::Settling settling_;
+    int extra_warmups_ = 2;
     std::vector<TriadRun> runs_;
     std::vector<std::string> each_run_;
 };

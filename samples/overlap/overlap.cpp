@@ -10,7 +10,6 @@
 #include "native_baseline.hpp"
 #include "native_common.hpp"
 #include "progress.hpp"
-#include "settling.hpp"
 #include "table.hpp"
 
 #include <dualrt/dualrt.hpp>
@@ -111,8 +110,8 @@ struct LibraryRun {
 };
 
 // `repetitions` timed runs of one Pipeline after an untimed first one (which is also automatic
-// chunking's first run, that teaches its model) and, for automatic chunking, the runs it takes to
-// settle (samples::Settling).
+// chunking's first run, that teaches its model) and, for automatic chunking, the learning runs
+// after it (at most two more: PipelineReport::learning).
 LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chunking,
                        int repetitions,
                        dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled) {
@@ -127,8 +126,7 @@ LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chu
                            static_cast<std::uint32_t>(chunk.size()), job.iterations);
     };
     std::vector<dualrt::PipelineReport> reports;
-    dualrt::samples::Settling settling;
-    const bool automatic = chunking.kind() == dualrt::Chunking::Kind::automatic;
+    int extra_warmups = 2;
     for (int r = 0; r <= repetitions; ++r) {
         std::fill(job.output.begin(), job.output.end(), std::nanf(""));
         auto report = pipeline.run(job.input, job.output, compute);
@@ -136,8 +134,9 @@ LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chu
         if (!wrong.empty())
             throw std::runtime_error("dualrt pipeline (" + std::string(to_string(mode)) + ", " +
                                      chunking.str() + ") computed a wrong result: " + wrong);
-        if (r > 0 && settling.warming_up(report, automatic)) {
-            --r;  // settling: warm-up too
+        if (r > 0 && report.learning && extra_warmups > 0) {
+            --extra_warmups;
+            --r;  // a learning run: warm-up too
             continue;
         }
         if (r > 0) reports.push_back(std::move(report));  // r == 0: warm-up

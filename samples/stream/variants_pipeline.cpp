@@ -5,8 +5,6 @@
 // schedule on dualrt's queues (pinned-view) and the native one, from one run.
 #include "variants.hpp"
 
-#include "settling.hpp"
-
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -27,6 +25,10 @@ Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
     options.depth = bench.pipeline_depth();
     return Pipeline(bench.device(), options);
 }
+
+// Automatic chunking learns in its first runs (at most three, PipelineReport::learning); they
+// run before the timed ones, the first timed apart.
+constexpr int most_learning_runs = 3;
 
 Measurement two_inputs(StreamBench& bench, Chunking chunking) {
     const std::size_t n = bench.job().elements;
@@ -50,15 +52,17 @@ Measurement two_inputs(StreamBench& bench, Chunking chunking) {
     };
     double first_wall_ms = 0.0;
     if (chunking.kind() == Chunking::Kind::automatic) {
-        // What a program pays on its first run, then the runs until it settles, untimed.
+        // What a program pays on its first run, then the learning runs, untimed.
         fill(bench.job().a, bench.job().b, n);
-        const auto began = std::chrono::steady_clock::now();
-        run();
-        first_wall_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
-                .count();
-        samples::Settling settling;
-        while (!settling.settled()) settling.warming_up(run(), true);
+        for (int learning = 0; learning < most_learning_runs; ++learning) {
+            const auto began = std::chrono::steady_clock::now();
+            const PipelineReport report = run();
+            if (learning == 0)
+                first_wall_ms = std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - began)
+                                    .count();
+            if (!report.learning) break;
+        }
     }
     Measurement result =
         bench.measure_run(fill, c.data(), [&] { return run().measured_ms; });

@@ -51,11 +51,9 @@ struct PipelineReport {
     bool staged_input = false;       ///< some pageable input went through pinned staging
     bool staged_output = false;      ///< some pageable output went through pinned staging
     std::string chunking;            ///< how the chunks were chosen, in words
-    /// Automatic chunking chose this run's chunks to learn from, not to be fast: sizes spread
-    /// out so that the stage model sees several (at most the first three runs of a layout), or,
-    /// once it plans, a chunk count tried against the fastest measured so far (half or twice
-    /// as many chunks; a few runs after the plan settles, then one in 17). Benchmarks count
-    /// the learning runs before the first planned one as warm-ups.
+    /// Automatic chunking chose this run's chunks to learn from (sizes spread out so that the
+    /// stage model sees several; at most the first three runs of a layout): a run slower than
+    /// the planned ones that follow it. Benchmarks count such runs as warm-ups.
     bool learning = false;
 
     /// @name Device time of each stage, summed over all chunks
