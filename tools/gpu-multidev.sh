@@ -6,10 +6,10 @@
 # sample on 1 GiB streams: CUDA alone, PoCL alone and both together; NVIDIA OpenCL alone, PoCL
 # alone and both together (pageable host memory); the CUDA pair again from pinned memory. Each
 # device alone runs beside its hand-written native stream (bench/), and the devices together
-# beside the native streams on a fixed split, in the same run. Five timed runs after one untimed:
-# a Pipeline over several devices measures its second run with every device and its third with
-# the fastest alone, then keeps the better, so the median is the way it settles on. About 5
-# minutes on a fresh machine (the build takes most of it).
+# beside the native streams on a fixed split, in the same run. Nine timed runs after one untimed:
+# a Pipeline over several devices measures its first planned runs with every device and the
+# fastest alone in turns, twice each, then keeps the better, so the median of nine is the way it
+# settles on. About 6 minutes on a fresh machine (the build takes most of it).
 # Writes under $OUT/multidev (else /tmp/dualrt-gpu/multidev): build.log, one log per step, the
 # sample's tables (multi_device-*.txt) and rows (multi_device-*.csv), and the together runs'
 # timelines (multi_device-*.json, for ui.perfetto.dev). Tables on stdout.
@@ -58,7 +58,7 @@ sample() {
   shift 2
   echo "== multi_device $tag (--devices $devices $*)"
   env -u POCL_DEVICES timeout "$run_timeout" "$bin/multi_device" --no-progress --size 1G \
-    --repetitions 5 --devices "$devices" --csv "$out/multi_device-$tag.csv" \
+    --repetitions 9 --devices "$devices" --csv "$out/multi_device-$tag.csv" \
     --trace "$out/multi_device-$tag.json" "$@" "${sample_args[@]}" \
     >"$out/multi_device-$tag.txt" 2>&1
   local code=$?

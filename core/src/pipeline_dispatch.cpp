@@ -19,6 +19,13 @@ constexpr std::size_t recheck_every = 10;
 constexpr double recheck_share = 0.01;
 // MixChoice: the latest runs of each way whose median it compares.
 constexpr std::size_t mix_runs_kept = 5;
+// MixChoice measures each way this many times, in turns, before it chooses: runs from pageable
+// memory swing by 15% (an H200 alone took 76.7-108.2 ms for a 1 GiB triad, GPU run L of
+// session 19), and one unlucky run of each way chose every device at 0.819x the GPU alone (run K).
+constexpr std::size_t mix_runs_first = 2;
+// Every device is chosen only when it beats the fastest alone by more than this share: it risks
+// more (a device slowing the others' host work), and gains less than the runs' noise below it.
+constexpr double together_margin = 0.02;
 
 }  // namespace
 
@@ -128,11 +135,15 @@ void ChunkDealer::stop() {
     changed_.notify_all();
 }
 
+bool MixChoice::measuring() const {
+    return together_.size() < mix_runs_first || alone_.size() < mix_runs_first;
+}
+
 bool MixChoice::fastest_alone() const {
+    // Warming up and learning, then each way in turns, every device first.
+    if (measuring()) return alone_.size() < together_.size();
     const double together_rate = together(), alone_rate = alone();
-    if (together_rate <= 0.0) return false;  // warming up and learning, then measuring together
-    if (alone_rate <= 0.0) return true;      // then alone
-    const bool better = alone_rate > together_rate;
+    const bool better = together_rate <= (1.0 + together_margin) * alone_rate;
     const double loss =
         std::max(alone_rate, together_rate) / std::min(alone_rate, together_rate) - 1.0;
     const auto every = std::max(recheck_every,

@@ -81,13 +81,15 @@ private:
 // measures each device's rate while they share. So the runs of a layout measure both ways (the
 // whole run's throughput; the first run is left out, as it pays for warming up, and so are
 // automatic chunking's learning runs, which deal to every device so that each device's model
-// learns), later runs take the better by the median of each way's latest runs, and every few
-// runs the other is measured again (the more it loses, the more seldom). The median, not a
-// running mean: one stalled run (0.4 s among runs of 0.1 s on NVIDIA's OpenCL) must not flip the
-// choice for the runs after it (GPU run V).
+// learns), twice each in turns, then later runs take the better by the median of each way's
+// latest runs (every device only where it is better by more than 2%), and every few runs the
+// other is measured again (the more it loses, the more seldom). The median, not a running mean:
+// one stalled run (0.4 s among runs of 0.1 s on NVIDIA's OpenCL) must not flip the choice for the
+// runs after it (GPU run V).
 class MixChoice {
 public:
     bool fastest_alone() const;  // for the next run
+    bool measuring() const;      // still measuring each way before the first choice
     // What a run that went `alone` (or not) reached, in elements per ms of the whole run;
     // `learning`: its chunks were chosen to teach the stage model (not counted).
     void learn(bool alone, double elements_per_ms, bool learning);

@@ -75,7 +75,7 @@ struct DeviceRun {
 
 // Why a run left all devices but the fastest out, for the report.
 std::string why_alone(const MixChoice& mix) {
-    if (mix.alone() <= 0.0) return "measured alone once, to compare with every device";
+    if (mix.measuring()) return "measured alone, to compare with every device";
     char text[160];
     std::snprintf(text, sizeof text,
                   "earlier runs reached %.0f elements/ms with it alone, %.0f with every device",

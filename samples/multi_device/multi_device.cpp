@@ -105,7 +105,10 @@ int main(int argc, char** argv) try {
                   "index or name part (cuda:0,opencl:portable)",
                   "all");
     args.add_integer("chunks", "N", "chunks per run (0: automatic chunking)", 0, 0, 1 << 20);
-    args.add_integer("repetitions", "N", "timed runs per point (median)", 5, 1, 1000);
+    args.add_integer("repetitions", "N",
+                     "timed runs per point (median); a Pipeline over several devices measures "
+                     "each way twice in its first timed runs",
+                     9, 1, 1000);
     args.add_flag("no-native", "leave out the native baselines");
     args.add_flag("each-run", "also print every run's time, chunks and chunking (how each "
                               "Pipeline settles)");
