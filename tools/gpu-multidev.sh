@@ -13,7 +13,7 @@
 # Writes under $OUT/multidev (else /tmp/dualrt-gpu/multidev): build.log, one log per step, the
 # sample's tables (multi_device-*.txt) and rows (multi_device-*.csv), and the together runs'
 # timelines (multi_device-*.json, for ui.perfetto.dev). Tables on stdout.
-# Usage: tools/gpu-multidev.sh [multi_device options...]   e.g. --size 512M, --repetitions 5
+# Usage: tools/gpu-multidev.sh [multi_device options...]   e.g. --size 512M, --every-chunk
 # Environment: RUN_TIMEOUT seconds per sample run (default 100); BUILD_ONLY=1 stops after the
 # build (on a fresh machine, give the build a command of its own so the runs keep their time).
 set -uo pipefail
