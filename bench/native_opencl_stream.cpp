@@ -74,7 +74,12 @@ StreamTiming NativeOpenCL::stream_triad(HostMemory host, const StreamJob& job) {
                                        0, nullptr, nullptr));
         const auto n = static_cast<cl_uint>(count);
         NATIVE_CL(clSetKernelArg(kernel, 0, sizeof n, &n));
-        const std::size_t global = detail::triad_global_size(count);
+        // Every block over the grid of a whole one (the kernel stops at n): PoCL aborts a process
+        // whose launches of one kernel over different grids are in flight at once, across its
+        // devices too (pocl_release_dlhandle_cache; dualrt guards its own launches, see
+        // RELIABILITY.md), and the streams of two PoCL devices side by side end in short blocks
+        // of their own.
+        const std::size_t global = detail::triad_global_size(job.block_elements);
         const std::size_t local = detail::triad_local_size;
         NATIVE_CL(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr,
                                          nullptr));

@@ -281,8 +281,10 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
                 job.b = data.b.data() + first[d];
                 job.c = c.data() + first[d];
                 job.elements = first[d + 1] - first[d];
-                job.block_elements = std::max<std::size_t>(1, std::min(block_elements,
-                                                                       job.elements));
+                // One block size for every part, however short: the native OpenCL stream
+                // launches every block over a whole block's grid, which two PoCL devices side by
+                // side need (native_opencl_stream.cpp).
+                job.block_elements = std::max<std::size_t>(1, block_elements);
                 job.scale = data.s;
                 job.repetitions = repetitions;
                 job.before_each_run = [&] { together.arrive_and_wait(); };
