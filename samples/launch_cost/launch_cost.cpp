@@ -44,75 +44,87 @@ struct LibraryCost {
     double view_us = 0.0;
 };
 
-// Mirrors NativeBaseline::launch_cost: same kernel, geometry, burst size and round-trip count.
-LibraryCost measure_library(const dualrt::Device& device, int launches, int repetitions) {
-    dualrt::Queue queue = device.create_queue();
-    dualrt::Queue untimed = device.create_queue(dualrt::QueueOptions{false});
-    const dualrt::Kernel kernel = device.kernel("empty");  // built here, outside the timing
-    const dualrt::Range global(dualrt::bench::empty_global_size);
-    const dualrt::Range local(dualrt::bench::empty_local_size);
-    std::vector<dualrt::Event> kept;
-    kept.reserve(static_cast<std::size_t>(launches));
+// dualrt's side of the comparison: its queues, kernels and buffers, made once, as the native
+// baseline makes its own queues once (a fresh queue per round had dualrt's bursts start on a
+// queue whose first launches set it up, while native's ran on queues warmed by earlier rounds).
+class Library {
+public:
+    Library(const dualrt::Device& device, int launches)
+        : launches_(launches), queue_(device.create_queue()),
+          untimed_(device.create_queue(dualrt::QueueOptions{false})),
+          empty_(device.kernel("empty")),  // built here, outside the timing
+          fill_(device.kernel("fill")), buffer_(device.alloc<float>(1u << 20)),
+          view_(buffer_.view(1u << 16, 1u << 16)) {  // 256 KiB in: aligned for sub-buffers
+        kept_.reserve(static_cast<std::size_t>(launches));
+    }
 
-    const auto burst = [&](bool keep, dualrt::Queue& on) -> double {
+    // One round, with the burst kinds in the native baseline's order (NativeBaseline::
+    // launch_cost): a warm-up and a timed burst with events discarded, then with events kept
+    // (on a queue with timing, then without), then round trips; then the fill launches on a
+    // whole buffer and on a view. Each kind starts with a warm-up burst of its own, so that no
+    // figure pays for what the kind before it left behind (10,000 events released).
+    LibraryCost round() {
+        LibraryCost cost;
+        burst(false, queue_);  // warm-up
+        cost.enqueue_us = burst(false, queue_);
+        burst(true, queue_);
+        cost.enqueue_kept_us = burst(true, queue_);
+        burst(true, untimed_);
+        cost.enqueue_kept_untimed_us = burst(true, untimed_);
+
+        const int trips = std::min(launches_, dualrt::bench::max_round_trips_per_repetition);
+        for (int i = 0; i < trips; ++i) round_trip();
+        std::vector<double> round;
+        for (int i = 0; i < trips; ++i) round.push_back(round_trip());
+        cost.round_trip_us = dualrt::bench::detail::median(std::move(round));
+
+        buffer_burst(buffer_);  // warm-up
+        cost.whole_buffer_us = buffer_burst(buffer_);
+        buffer_burst(view_);
+        cost.view_us = buffer_burst(view_);
+        return cost;
+    }
+
+private:
+    double burst(bool keep, dualrt::Queue& on) {
+        const dualrt::Range global(dualrt::bench::empty_global_size);
+        const dualrt::Range local(dualrt::bench::empty_local_size);
         const auto begin = Clock::now();
         if (keep) {
-            for (int i = 0; i < launches; ++i) kept.push_back(on.launch(kernel, global, local, 0u));
+            for (int i = 0; i < launches_; ++i)
+                kept_.push_back(on.launch(empty_, global, local, 0u));
         } else {
-            for (int i = 0; i < launches; ++i) on.launch(kernel, global, local, 0u);
+            for (int i = 0; i < launches_; ++i) on.launch(empty_, global, local, 0u);
         }
         const auto end = Clock::now();
         on.finish();
-        kept.clear();  // releasing the events is not part of the enqueue cost
-        return microseconds(end - begin) / launches;
-    };
-    const auto round_trip = [&]() -> double {
+        kept_.clear();  // releasing the events is not part of the enqueue cost
+        return microseconds(end - begin) / launches_;
+    }
+    double round_trip() {
+        const dualrt::Range global(dualrt::bench::empty_global_size);
+        const dualrt::Range local(dualrt::bench::empty_local_size);
         const auto begin = Clock::now();
-        queue.launch(kernel, global, local, 0u).wait();
+        queue_.launch(empty_, global, local, 0u).wait();
         return microseconds(Clock::now() - begin);
-    };
-
-    LibraryCost cost;
-    burst(false, queue);  // warm-up
-    burst(true, untimed);
-    std::vector<double> discarded, with_events, untimed_events;
-    for (int r = 0; r < repetitions; ++r) {
-        discarded.push_back(burst(false, queue));
-        with_events.push_back(burst(true, queue));
-        untimed_events.push_back(burst(true, untimed));
     }
-    cost.enqueue_us = dualrt::bench::detail::median(std::move(discarded));
-    cost.enqueue_kept_us = dualrt::bench::detail::median(std::move(with_events));
-    cost.enqueue_kept_untimed_us = dualrt::bench::detail::median(std::move(untimed_events));
-
-    const int trips = std::min(launches, dualrt::bench::max_round_trips_per_repetition);
-    for (int i = 0; i < trips; ++i) round_trip();
-    std::vector<double> round;
-    for (int r = 0; r < repetitions; ++r)
-        for (int i = 0; i < trips; ++i) round.push_back(round_trip());
-    cost.round_trip_us = dualrt::bench::detail::median(std::move(round));
-
-    const dualrt::Kernel fill = device.kernel("fill");
-    const auto buffer = device.alloc<float>(1u << 20);
-    const auto view = buffer.view(1u << 16, 1u << 16);  // 256 KiB in: aligned for sub-buffers
-    const auto buffer_burst = [&](const dualrt::Buffer<float>& target) -> double {
+    // fill(out, value, 1) over one work-item.
+    double buffer_burst(const dualrt::Buffer<float>& target) {
+        const dualrt::Range global(dualrt::bench::empty_global_size);
+        const dualrt::Range local(dualrt::bench::empty_local_size);
         const auto begin = Clock::now();
-        for (int i = 0; i < launches; ++i) queue.launch(fill, global, local, target, 1.0f, 1u);
+        for (int i = 0; i < launches_; ++i) queue_.launch(fill_, global, local, target, 1.0f, 1u);
         const auto end = Clock::now();
-        queue.finish();
-        return microseconds(end - begin) / launches;
-    };
-    buffer_burst(buffer);  // warm-up
-    buffer_burst(view);
-    std::vector<double> whole, part;
-    for (int r = 0; r < repetitions; ++r) {
-        whole.push_back(buffer_burst(buffer));
-        part.push_back(buffer_burst(view));
+        queue_.finish();
+        return microseconds(end - begin) / launches_;
     }
-    cost.whole_buffer_us = dualrt::bench::detail::median(std::move(whole));
-    cost.view_us = dualrt::bench::detail::median(std::move(part));
-    return cost;
-}
+
+    const int launches_;
+    dualrt::Queue queue_, untimed_;
+    const dualrt::Kernel empty_, fill_;
+    const dualrt::Buffer<float> buffer_, view_;
+    std::vector<dualrt::Event> kept_;
+};
 
 int run(const dualrt::samples::Args& args) {
     const int launches = static_cast<int>(args.integer("launches"));
@@ -139,6 +151,7 @@ int run(const dualrt::samples::Args& args) {
     // Rounds of one burst (one set of round trips) each, dualrt and native in turns, the order
     // swapped every round; every figure is the median over the rounds.
     dualrt::samples::Progress progress(args.progress_mode(), 2 * std::size_t(repetitions));
+    Library library_side(device, launches);
     std::vector<LibraryCost> dualrt_rounds;
     std::vector<dualrt::bench::LaunchCost> native_rounds;
     for (int round = 0; round < repetitions; ++round) {
@@ -146,7 +159,7 @@ int run(const dualrt::samples::Args& args) {
             " (round " + std::to_string(round + 1) + " of " + std::to_string(repetitions) + ")";
         const auto dualrt_round = [&] {
             progress.step("dualrt launches" + of);
-            dualrt_rounds.push_back(measure_library(device, launches, 1));
+            dualrt_rounds.push_back(library_side.round());
         };
         if (round % 2 == 0) dualrt_round();
         progress.step("native launches" + of);
