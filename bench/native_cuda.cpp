@@ -35,7 +35,10 @@ NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUf
     }
 }
 
-NativeCuda::~NativeCuda() { (void)cuDevicePrimaryCtxRelease(device_); }
+NativeCuda::~NativeCuda() {
+    launch_stream_.reset();  // while the context is still ours
+    (void)cuDevicePrimaryCtxRelease(device_);
+}
 
 std::string NativeCuda::describe() const {
     int driver = 0;
@@ -99,7 +102,8 @@ double NativeCuda::copy_ms(Direction direction, HostMemory host, std::size_t byt
 LaunchCost NativeCuda::launch_cost(int launches, int repetitions) {
     detail::check_launch_arguments("cuda", launches, repetitions);
     Current current(context_);
-    Stream stream;
+    if (!launch_stream_) launch_stream_ = std::make_unique<Stream>();
+    const Stream& stream = *launch_stream_;
     unsigned unused = 0;  // empty(uint unused)
     void* params[] = {&unused};
     const auto launch = [&] {

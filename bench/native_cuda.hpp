@@ -118,6 +118,9 @@ private:
     CUfunction busy_;
     CUfunction triad_;
     CUfunction stencil_;
+    // launch_cost's stream, made on its first call and kept, as dualrt's launch_cost keeps its
+    // queues and the OpenCL baseline its own: launches on one stream over all rounds.
+    std::unique_ptr<Stream> launch_stream_;
     std::uint32_t seed_ = 1;  // of the self-check's random bytes: other data on every call
 };
 
