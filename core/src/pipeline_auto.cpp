@@ -47,12 +47,6 @@ constexpr std::size_t small_input_chunks = 8;
 // hand-written stream itself moves 1 MiB blocks at 0.87-0.88 of its 4 MiB rate on both backends
 // (session 15, docs/BENCHMARKS.md).
 constexpr std::size_t planned_min_bytes = std::size_t{4} << 20;
-// Nor may it cut the arrays into more than this many chunks (the floor grows to a 64th of the
-// arrays): on large pinned arrays its fits keep favouring more, smaller chunks, whose fill and
-// drain are short anyway. A 1 GiB pinned triad on one H200 ran its model's 197 chunks in 42.2-44.4
-// ms where 64 took 40.7-41.1 (CUDA), and the best fixed block of `stream --size 1G` was 16 MiB, a
-// 64th, on both backends (session 20, GPU runs O and P).
-constexpr std::size_t planned_max_chunks = 64;
 // A layout learns (shaped plans, timed windows) for at most this many runs; while its model is
 // still unusable after them, runs take the safe plan (safe_fraction).
 constexpr std::size_t learning_runs = 3;
@@ -203,12 +197,11 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
         if (cached.count != request.count || cached.largest != limits.largest) {
             PlanLimits planned = limits;
             // Floors, in elements: the measured per-chunk fixed costs must not dominate a
-            // chunk, and a model from timed spans must pick neither small chunks nor many;
-            // arrays too small for safe_fraction such chunks are cut into that many (16 MiB
-            // arrays into 4 MiB chunks, the best fixed size of every 16 MiB stream measured).
-            const std::size_t floor = std::max({planned_min_bytes / request.widest_elem,
-                                                request.count / planned_max_chunks,
-                                                fixed_cost_floor(fitted, shape.mode)});
+            // chunk, and a model from timed spans must not pick small chunks; arrays too small
+            // for safe_fraction such chunks are cut into that many (16 MiB arrays into 4 MiB
+            // chunks, the best fixed size of every 16 MiB stream measured).
+            const std::size_t floor = std::max(planned_min_bytes / request.widest_elem,
+                                               fixed_cost_floor(fitted, shape.mode));
             planned.smallest = std::max(
                 limits.smallest,
                 round_up(std::min(floor,
