@@ -90,14 +90,12 @@ public:
 
 private:
     double burst(bool keep, dualrt::Queue& on) {
-        const dualrt::Range global(dualrt::bench::empty_global_size);
-        const dualrt::Range local(dualrt::bench::empty_local_size);
         const auto begin = Clock::now();
         if (keep) {
             for (int i = 0; i < launches_; ++i)
-                kept_.push_back(on.launch(empty_, global, local, 0u));
+                kept_.push_back(on.launch(empty_, global_, local_, 0u));
         } else {
-            for (int i = 0; i < launches_; ++i) on.launch(empty_, global, local, 0u);
+            for (int i = 0; i < launches_; ++i) on.launch(empty_, global_, local_, 0u);
         }
         const auto end = Clock::now();
         on.finish();
@@ -105,24 +103,23 @@ private:
         return microseconds(end - begin) / launches_;
     }
     double round_trip() {
-        const dualrt::Range global(dualrt::bench::empty_global_size);
-        const dualrt::Range local(dualrt::bench::empty_local_size);
         const auto begin = Clock::now();
-        queue_.launch(empty_, global, local, 0u).wait();
+        queue_.launch(empty_, global_, local_, 0u).wait();
         return microseconds(Clock::now() - begin);
     }
     // fill(out, value, 1) over one work-item.
     double buffer_burst(const dualrt::Buffer<float>& target) {
-        const dualrt::Range global(dualrt::bench::empty_global_size);
-        const dualrt::Range local(dualrt::bench::empty_local_size);
         const auto begin = Clock::now();
-        for (int i = 0; i < launches_; ++i) queue_.launch(fill_, global, local, target, 1.0f, 1u);
+        for (int i = 0; i < launches_; ++i) queue_.launch(fill_, global_, local_, target, 1.0f, 1u);
         const auto end = Clock::now();
         queue_.finish();
         return microseconds(end - begin) / launches_;
     }
 
     const int launches_;
+    // The native baseline's geometry: one work-item.
+    const dualrt::Range global_{dualrt::bench::empty_global_size};
+    const dualrt::Range local_{dualrt::bench::empty_local_size};
     dualrt::Queue queue_, untimed_;
     const dualrt::Kernel empty_, fill_;
     const dualrt::Buffer<float> buffer_, view_;
