@@ -1,6 +1,6 @@
 // The launch journal that names a kernel fault's suspects: the last 64 launches in flight per
 // device, oldest first, older ones counted; a finished queue's launches forgotten; other devices
-// unaffected. Driven directly, with fake devices as the journal's keys.
+// unaffected. Driven directly, on fake devices, each of which owns its journal.
 #include "fake_backend.hpp"
 #include "fault_journal.hpp"
 

@@ -85,7 +85,9 @@ void check_host_view(std::size_t size, std::size_t offset, std::size_t count) {
 
 }  // namespace detail
 
-backend::DeviceImpl::~DeviceImpl() { detail::journal_forget(*this); }
+backend::DeviceImpl::DeviceImpl() : launch_journal_(detail::make_launch_journal()) {}
+
+backend::DeviceImpl::~DeviceImpl() = default;
 
 bool backend::DeviceImpl::can_wait_on(const DeviceImpl& other) const { return &other == this; }
 

@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <string>
 
@@ -60,65 +59,52 @@ private:
     std::size_t size_ = 0;
 };
 
-struct DeviceJournal {
+}  // namespace
+
+// One device's journal. Its mutex is taken by every launch on the device, briefly.
+class LaunchJournal {
+public:
+    std::mutex mutex;
     std::uint64_t launches = 0;
     InFlight in_flight;
     std::uint64_t dropped = 0;  // in flight, but pushed out of `in_flight`
 };
 
-struct Journal {
-    std::mutex mutex;
-    std::map<const backend::DeviceImpl*, DeviceJournal> devices;
-};
+void LaunchJournalDeleter::operator()(LaunchJournal* journal) const noexcept { delete journal; }
 
-// Never destroyed: devices released during static destruction still forget their entries.
-Journal& journal() {
-    static Journal* const instance = new Journal;
-    return *instance;
+std::unique_ptr<LaunchJournal, LaunchJournalDeleter> make_launch_journal() {
+    return std::unique_ptr<LaunchJournal, LaunchJournalDeleter>(new LaunchJournal);
 }
-
-}  // namespace
 
 void journal_launch(const backend::DeviceImpl& device, const void* queue,
                     const std::string& kernel) noexcept {
+    LaunchJournal& journal = device.launch_journal();
     try {
-        Journal& j = journal();
-        std::lock_guard<std::mutex> lock(j.mutex);
-        DeviceJournal& d = j.devices[&device];
-        if (!d.in_flight.push(++d.launches, queue, kernel)) ++d.dropped;
+        std::lock_guard<std::mutex> lock(journal.mutex);
+        if (!journal.in_flight.push(++journal.launches, queue, kernel)) ++journal.dropped;
     } catch (...) {
-        // Out of memory for a journal entry: the fault message will name fewer kernels.
+        // Out of memory for a journal entry's name: the fault message will name fewer kernels.
     }
 }
 
 void journal_queue_done(const backend::DeviceImpl& device, const void* queue) noexcept {
-    Journal& j = journal();
-    std::lock_guard<std::mutex> lock(j.mutex);
-    auto found = j.devices.find(&device);
-    if (found == j.devices.end()) return;
-    found->second.in_flight.remove_queue(queue);
-}
-
-void journal_forget(const backend::DeviceImpl& device) noexcept {
-    Journal& j = journal();
-    std::lock_guard<std::mutex> lock(j.mutex);
-    j.devices.erase(&device);
+    LaunchJournal& journal = device.launch_journal();
+    std::lock_guard<std::mutex> lock(journal.mutex);
+    journal.in_flight.remove_queue(queue);
 }
 
 void rethrow_with_suspects(const backend::DeviceImpl& device, const Error& error) {
     std::string suspects;
     std::uint64_t dropped = 0;
     {
-        Journal& j = journal();
-        std::lock_guard<std::mutex> lock(j.mutex);
-        if (auto found = j.devices.find(&device); found != j.devices.end()) {
-            const InFlight& in_flight = found->second.in_flight;
-            for (std::size_t k = 0; k < in_flight.size(); ++k) {
-                suspects += (suspects.empty() ? "'" : ", '") + in_flight[k].kernel +
-                            "' (launch #" + std::to_string(in_flight[k].number) + ")";
-            }
-            dropped = found->second.dropped;
+        LaunchJournal& journal = device.launch_journal();
+        std::lock_guard<std::mutex> lock(journal.mutex);
+        const InFlight& in_flight = journal.in_flight;
+        for (std::size_t k = 0; k < in_flight.size(); ++k) {
+            suspects += (suspects.empty() ? "'" : ", '") + in_flight[k].kernel + "' (launch #" +
+                        std::to_string(in_flight[k].number) + ")";
         }
+        dropped = journal.dropped;
     }
     ErrorInfo info = error.info();
     if (suspects.empty()) {

@@ -1,18 +1,21 @@
 // The kernels launched on each device that are not yet known to have completed, so that a kernel
 // fault, which CUDA and NVIDIA's OpenCL report at a later call (often a synchronisation on
-// another queue), names the kernels it can come from. Internal.
+// another queue), names the kernels it can come from. Each device owns its journal
+// (backend::DeviceImpl::launch_journal), which goes with it. Internal.
 #pragma once
+
+#include "backend/backend.hpp"
 
 #include <dualrt/error.hpp>
 
+#include <memory>
 #include <string>
 #include <utility>
 
-namespace dualrt::backend {
-class DeviceImpl;
-}
-
 namespace dualrt::detail {
+
+// A new, empty journal, for a backend::DeviceImpl to own (backend.hpp).
+std::unique_ptr<LaunchJournal, LaunchJournalDeleter> make_launch_journal();
 
 // `kernel` was enqueued on `queue` (an identity only, never dereferenced) of `device`.
 void journal_launch(const backend::DeviceImpl& device, const void* queue,
@@ -21,8 +24,6 @@ void journal_launch(const backend::DeviceImpl& device, const void* queue,
 // Everything enqueued on `queue` so far has completed (a finish or a blocking call returned).
 void journal_queue_done(const backend::DeviceImpl& device, const void* queue) noexcept;
 
-// `device` is going: its entries go too, so that a device made later at its address starts empty.
-void journal_forget(const backend::DeviceImpl& device) noexcept;
 // Throws `error` again, with the kernels in flight on `device` added to its detail when it is
 // Errc::device_lost (a kernel faulted).
 [[noreturn]] void rethrow_with_suspects(const backend::DeviceImpl& device, const Error& error);

@@ -17,6 +17,13 @@
 #include <string>
 #include <vector>
 
+namespace dualrt::detail {
+class LaunchJournal;  // the launches in flight on one device (fault_journal.hpp)
+struct LaunchJournalDeleter {
+    void operator()(LaunchJournal* journal) const noexcept;
+};
+}  // namespace dualrt::detail
+
 namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning. A module built against another
@@ -28,7 +35,8 @@ namespace dualrt::backend {
 // 9: memory shared with another device of the same GPU (export_memory, import_memory).
 // 10: DeviceImpl::largest_import.
 // 11: DeviceImpl::create_queue(timed): queues without timestamps; QueueImpl::submit.
-inline constexpr int api_version = 11;
+// 12: DeviceImpl owns its launch journal (a member, so the layout changed).
+inline constexpr int api_version = 12;
 
 class DeviceImpl;
 class BufferImpl;
@@ -224,7 +232,10 @@ public:
 
 class DeviceImpl {
 public:
-    virtual ~DeviceImpl();  // forgets the device's launches in the fault journal
+    DeviceImpl();  // with an empty launch journal
+    virtual ~DeviceImpl();
+    DeviceImpl(const DeviceImpl&) = delete;
+    DeviceImpl& operator=(const DeviceImpl&) = delete;
     virtual const DeviceInfo& info() const = 0;
     // Throws Errc::out_of_memory when the allocation fails. bytes > 0 (checked by the core).
     virtual std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) = 0;
@@ -317,6 +328,14 @@ public:
     // timestamp, and throws Errc::invalid_argument saying why not when it does not.
     // Defaults to Errc::unavailable: this backend cannot wrap events.
     virtual EventPtr wrap_event(NativeHandle event, Ownership ownership);
+
+    // The core's record of the kernels launched here and not known to have completed
+    // (fault_journal.hpp). One per device, so that launches on different devices, which a
+    // Pipeline over several devices makes from a thread each, never share a lock.
+    detail::LaunchJournal& launch_journal() const { return *launch_journal_; }
+
+private:
+    std::unique_ptr<detail::LaunchJournal, detail::LaunchJournalDeleter> launch_journal_;
 };
 
 class BackendImpl {
