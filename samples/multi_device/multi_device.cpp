@@ -107,8 +107,9 @@ int main(int argc, char** argv) try {
     args.add_integer("chunks", "N", "chunks per run (0: automatic chunking)", 0, 0, 1 << 20);
     args.add_integer("repetitions", "N",
                      "timed runs per point (median); a Pipeline over several devices measures "
-                     "each way twice in its first timed runs",
-                     9, 1, 1000);
+                     "each way twice in its first timed runs. Runs from pageable memory spread "
+                     "by 20% or more, so a 2% comparison needs about 21",
+                     21, 1, 1000);
     args.add_flag("no-native", "leave out the native baselines");
     args.add_flag("each-run", "also print every run's time, chunks and chunking (how each "
                               "Pipeline settles)");
