@@ -71,6 +71,31 @@ TEST_CASE("pipeline choices: one unlucky run of each way does not decide between
     CHECK(mix.fastest_alone());
 }
 
+TEST_CASE("pipeline choices: one run of each way settles on the fastest alone where every device "
+          "lost by more than 20%, never on every device") {
+    const auto after_one_each = [](double together, double alone) {
+        MixChoice mix;
+        mix.learn(false, 1.0, false);  // warming up
+        mix.learn(false, together, false);
+        CHECK(mix.measuring());
+        CHECK(mix.fastest_alone());  // the fastest alone next, to compare
+        mix.learn(true, alone, false);
+        return mix;
+    };
+    // Every device at 75 elements/ms against 100 alone: settled, alone.
+    const MixChoice clear = after_one_each(75.0, 100.0);
+    CHECK_FALSE(clear.measuring());
+    CHECK(clear.fastest_alone());
+    // 85 against 100 is within a run's swing: every device runs a second time first.
+    const MixChoice close = after_one_each(85.0, 100.0);
+    CHECK(close.measuring());
+    CHECK_FALSE(close.fastest_alone());
+    // Every device far ahead is still measured twice before it is chosen.
+    const MixChoice ahead = after_one_each(130.0, 100.0);
+    CHECK(ahead.measuring());
+    CHECK_FALSE(ahead.fastest_alone());
+}
+
 TEST_CASE("pipeline choices: every device is chosen only where it beats the fastest alone by more "
           "than 2%") {
     const auto chooses_alone = [](double together, double alone) {

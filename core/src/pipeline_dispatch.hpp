@@ -81,11 +81,11 @@ private:
 // measures each device's rate while they share. So the runs of a layout measure both ways (the
 // whole run's throughput; the first run is left out, as it pays for warming up, and so are
 // automatic chunking's learning runs, which deal to every device so that each device's model
-// learns), twice each in turns, then later runs take the better by the median of each way's
-// latest runs (every device only where it is better by more than 2%), and every few runs the
-// other is measured again (the more it loses, the more seldom). The median, not a running mean:
-// one stalled run (0.4 s among runs of 0.1 s on NVIDIA's OpenCL) must not flip the choice for the
-// runs after it (GPU run V).
+// learns), twice each in turns (once, where every device lost by more than 20%), then later runs
+// take the better by the median of each way's latest runs (every device only where it is better
+// by more than 2%), and every few runs the other is measured again (the more it loses, the more
+// seldom). The median, not a running mean: one stalled run (0.4 s among runs of 0.1 s on NVIDIA's
+// OpenCL) must not flip the choice for the runs after it (GPU run V).
 class MixChoice {
 public:
     bool fastest_alone() const;  // for the next run
