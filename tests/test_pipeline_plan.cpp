@@ -387,6 +387,45 @@ TEST_CASE("pipeline plan: a large fixed cost per chunk makes fewer, bigger chunk
     for (std::size_t size : quarters.sizes) CHECK(size >= small.count / 4);
 }
 
+TEST_CASE("pipeline plan: a layout keeps its plan while the model drifts, and takes a new one "
+          "only where it is predicted faster by more than 3%") {
+    PlanRequest request;
+    request.count = std::size_t{256} << 20;  // 1 GiB of floats per array
+    request.widest_elem = 4;
+    const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
+    // Samples of one run: per-chunk fixed costs and per-byte rates as a 1 GiB triad's.
+    const auto add_run = [](LayoutModel& model, double host_fixed_us, double copy_fixed_us) {
+        ++model.runs;
+        for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
+            model.samples[host_stage].add(b, host_fixed_us * 1e-3);
+            model.samples[upload_stage].add(b, copy_fixed_us * 1e-3 + 0.145e-6 * b);
+            model.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
+            model.samples[download_stage].add(b, copy_fixed_us * 1e-3 + 0.073e-6 * b);
+        }
+    };
+    LayoutModel model;
+    for (int run = 0; run < 3; ++run) add_run(model, 100.0, 20.0);
+    REQUIRE(model.can_plan());
+    const auto plan = [&] {
+        return choose_plan(dualrt::Chunking::automatic(), request, model, shape, "test");
+    };
+    const PlanDecision first = plan();
+    CAPTURE(first.how);
+    // The model drifts (a run with dearer chunks): the plan's prediction moves by more than 1%,
+    // but what a new plan would gain is small, so the plan stays and its prediction follows.
+    for (int run = 0; run < 4; ++run) add_run(model, 130.0, 40.0);
+    const PlanDecision drifted = plan();
+    CAPTURE(drifted.how);
+    CHECK(drifted.sizes == first.sizes);
+    CHECK(drifted.predicted_ms > first.predicted_ms * 1.01);
+    // Chunks far dearer than the plan assumed: fewer, larger chunks are clearly faster.
+    for (int run = 0; run < 12; ++run) add_run(model, 3000.0, 1500.0);
+    const PlanDecision dearer = plan();
+    CAPTURE(dearer.how);
+    CHECK(dearer.sizes.size() < first.sizes.size());
+    CHECK(sum(dearer.sizes) == request.count);
+}
+
 TEST_CASE("pipeline plan: learning runs time sizes far apart, then an unusable model gives a "
           "safe plan") {
     PlanRequest request;

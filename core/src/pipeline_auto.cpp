@@ -35,6 +35,11 @@ constexpr std::size_t probe_ramp = 3;
 constexpr std::size_t safe_fraction = 4;
 // The layout's last plan is kept while the model predicts it within this share of what it did.
 constexpr double replan_change = 0.01;
+// Where it does not, a new plan replaces it only if predicted faster by more than this share: a
+// new plan's larger chunks make the device slots (and staging rings) be made anew, which cost a
+// 1 GiB triad on NVIDIA's OpenCL 80-95 ms a time, twice its whole run, while the plans that the
+// drifting model chose one after another differed by less than its noise (GPU run F, session 21).
+constexpr double replan_gain = 0.03;
 // Without room for a shaped first plan, the arrays are cut into at most this many chunks.
 constexpr std::size_t small_input_chunks = 8;
 // The smallest chunk a plan from the stage model may use, in bytes of the widest array (arrays
@@ -187,14 +192,13 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
     if (model.can_plan()) {
         const StageModels fitted = model.fit();
         CachedPlan& cached = model.plan;
-        if (cached.count == request.count && cached.largest == limits.largest) {
-            const double again = simulate_ms(cached.sizes, fitted, shape);
-            if (std::abs(again - cached.predicted_ms) > replan_change * cached.predicted_ms)
-                cached.count = 0;
-            else
-                cached.predicted_ms = again;
-        }
-        if (cached.count != request.count || cached.largest != limits.largest) {
+        const bool same_layout = cached.count == request.count && cached.largest == limits.largest;
+        double again = 0.0;  // the cached plan, as the model now predicts it
+        if (same_layout) again = simulate_ms(cached.sizes, fitted, shape);
+        const bool drifted = same_layout && std::abs(again - cached.predicted_ms) >
+                                                replan_change * cached.predicted_ms;
+        if (same_layout) cached.predicted_ms = again;
+        if (!same_layout || drifted) {
             PlanLimits planned = limits;
             // Floors, in elements: the measured per-chunk fixed costs must not dominate a
             // chunk, and a model from timed spans must not pick small chunks; arrays too small
@@ -212,8 +216,9 @@ PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
             // 1 GiB triad on NVIDIA's OpenCL, 0.3 s each; GPU run U).
             planned.smallest = std::min(planned.smallest, planned.largest);
             const PlanChoice choice = best_plan(request.count, planned, fitted, shape);
-            cached = CachedPlan{request.count, limits.largest, choice.sizes,
-                                choice.predicted_ms, choice.uniform_ms};
+            if (!same_layout || choice.predicted_ms < again * (1.0 - replan_gain))
+                cached = CachedPlan{request.count, limits.largest, choice.sizes,
+                                    choice.predicted_ms, choice.uniform_ms};
         }
         const CachedPlan& choice = cached;
         plan.sizes = choice.sizes;
