@@ -11,6 +11,21 @@
 
 using namespace dualrt::detail;
 
+namespace {
+
+// A choice after its warm-up run and each way measured twice in turns, every device first.
+MixChoice measured_twice(double together, double alone) {
+    MixChoice mix;
+    mix.learn(false, 1.0, false);  // warming up
+    for (int turn = 0; turn < 2; ++turn) {
+        mix.learn(false, together, false);
+        mix.learn(true, alone, false);
+    }
+    return mix;
+}
+
+}  // namespace
+
 TEST_CASE("pipeline choices: over several devices, the choice between every device and the fastest "
           "alone counts neither the first run nor learning runs") {
     MixChoice mix;
@@ -99,13 +114,7 @@ TEST_CASE("pipeline choices: one run of each way settles on the fastest alone wh
 TEST_CASE("pipeline choices: every device is chosen only where it beats the fastest alone by more "
           "than 2%") {
     const auto chooses_alone = [](double together, double alone) {
-        MixChoice mix;
-        mix.learn(false, 1.0, false);  // warming up
-        for (int turn = 0; turn < 2; ++turn) {
-            mix.learn(false, together, false);
-            mix.learn(true, alone, false);
-        }
-        return mix.fastest_alone();
+        return measured_twice(together, alone).fastest_alone();
     };
     CHECK(chooses_alone(101.5, 100.0));
     CHECK_FALSE(chooses_alone(103.0, 100.0));
@@ -117,12 +126,7 @@ TEST_CASE("pipeline choices: the way not taken over several devices is measured 
     // Runs alone, out of `runs` after both ways were measured twice, where together reaches
     // `together` elements/ms and alone `alone`.
     const auto alone_runs = [](double together, double alone, int runs) {
-        MixChoice mix;
-        mix.learn(false, 1.0, false);  // warming up
-        for (int turn = 0; turn < 2; ++turn) {
-            mix.learn(false, together, false);
-            mix.learn(true, alone, false);
-        }
+        MixChoice mix = measured_twice(together, alone);
         int alone_count = 0;
         for (int r = 0; r < runs; ++r) {
             const bool way = mix.fastest_alone();

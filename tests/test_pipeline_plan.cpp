@@ -47,6 +47,18 @@ LayoutModel sampled_model(const StageModels& truth, std::initializer_list<double
     return model;
 }
 
+// One run's samples of a 1 GiB triad's stages, at four chunk sizes: per-chunk fixed costs (host
+// and copies, in us) on the H200's per-byte rates.
+void add_triad_run(LayoutModel& model, double host_fixed_us, double copy_fixed_us) {
+    ++model.runs;
+    for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
+        model.samples[host_stage].add(b, host_fixed_us * 1e-3);
+        model.samples[upload_stage].add(b, copy_fixed_us * 1e-3 + 0.145e-6 * b);
+        model.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
+        model.samples[download_stage].add(b, copy_fixed_us * 1e-3 + 0.073e-6 * b);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("pipeline plan: equal and shaped sizes cover the arrays in whole granules") {
@@ -340,13 +352,8 @@ TEST_CASE("pipeline plan: a large fixed cost per chunk makes fewer, bigger chunk
     const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
     const auto learned = [](double host_fixed_us, double copy_fixed_us) {
         LayoutModel model;
+        add_triad_run(model, host_fixed_us, copy_fixed_us);
         model.runs = 3;
-        for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
-            model.samples[host_stage].add(b, host_fixed_us * 1e-3);
-            model.samples[upload_stage].add(b, copy_fixed_us * 1e-3 + 0.145e-6 * b);
-            model.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
-            model.samples[download_stage].add(b, copy_fixed_us * 1e-3 + 0.073e-6 * b);
-        }
         return model;
     };
     LayoutModel cheap = learned(5.0, 2.0), costly = learned(400.0, 200.0);
@@ -393,18 +400,8 @@ TEST_CASE("pipeline plan: a layout keeps its plan while the model drifts, and ta
     request.count = std::size_t{256} << 20;  // 1 GiB of floats per array
     request.widest_elem = 4;
     const ScheduleShape shape{dualrt::PipelineMode::lanes, 4, 0};
-    // Samples of one run: per-chunk fixed costs and per-byte rates as a 1 GiB triad's.
-    const auto add_run = [](LayoutModel& model, double host_fixed_us, double copy_fixed_us) {
-        ++model.runs;
-        for (double b : {65536.0, 262144.0, 1048576.0, 4194304.0}) {
-            model.samples[host_stage].add(b, host_fixed_us * 1e-3);
-            model.samples[upload_stage].add(b, copy_fixed_us * 1e-3 + 0.145e-6 * b);
-            model.samples[compute_stage].add(b, 0.004 + 0.003e-6 * b);
-            model.samples[download_stage].add(b, copy_fixed_us * 1e-3 + 0.073e-6 * b);
-        }
-    };
     LayoutModel model;
-    for (int run = 0; run < 3; ++run) add_run(model, 100.0, 20.0);
+    for (int run = 0; run < 3; ++run) add_triad_run(model, 100.0, 20.0);
     REQUIRE(model.can_plan());
     const auto plan = [&] {
         return choose_plan(dualrt::Chunking::automatic(), request, model, shape, "test");
@@ -413,13 +410,13 @@ TEST_CASE("pipeline plan: a layout keeps its plan while the model drifts, and ta
     CAPTURE(first.how);
     // The model drifts (a run with dearer chunks): the plan's prediction moves by more than 1%,
     // but what a new plan would gain is small, so the plan stays and its prediction follows.
-    for (int run = 0; run < 4; ++run) add_run(model, 130.0, 40.0);
+    for (int run = 0; run < 4; ++run) add_triad_run(model, 130.0, 40.0);
     const PlanDecision drifted = plan();
     CAPTURE(drifted.how);
     CHECK(drifted.sizes == first.sizes);
     CHECK(drifted.predicted_ms > first.predicted_ms * 1.01);
     // Chunks far dearer than the plan assumed: fewer, larger chunks are clearly faster.
-    for (int run = 0; run < 12; ++run) add_run(model, 3000.0, 1500.0);
+    for (int run = 0; run < 12; ++run) add_triad_run(model, 3000.0, 1500.0);
     const PlanDecision dearer = plan();
     CAPTURE(dearer.how);
     CHECK(dearer.sizes.size() < first.sizes.size());

@@ -36,10 +36,10 @@ struct LaneChoice {
 // lanes or one queue per stage otherwise; not known with fewer such chunks (a CPU device runs
 // queues side by side, and its spans say little of any one stage). The chunks add up over a
 // layout's runs: those of `timing` join `evidence`, and once it holds enough the choice is made
-// from all of it and `evidence` starts afresh. A run that times one window of three chunks knows the start of two,
-// so without this a layout whose runs each timed one window never chose (an H200 in session 18:
-// a 2 GiB triad kept four lanes, whose overlapping copies then misled its stage model into 395
-// chunks, 11% slower).
+// from all of it and `evidence` starts afresh. A run that times one window of three chunks knows
+// the start of two, so without this a layout whose runs each timed one window never chose (an
+// H200 in session 18: a 2 GiB triad kept four lanes, whose overlapping copies then misled its
+// stage model into 395 chunks, 11% slower).
 LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence);
 
 // "on 2 of 4 lanes (...)": why a run used fewer lanes than the Pipeline has, for its report.
