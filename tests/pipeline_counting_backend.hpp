@@ -44,6 +44,8 @@ struct Counts {
     // then records that event first (a marker on OpenCL, a cuEventRecord on CUDA).
     std::size_t held_across = 0;
     std::size_t uploads = 0, downloads = 0, device_copies = 0;
+    // Copies (uploads and downloads) on queues made without timing (create_queue(false)).
+    std::size_t untimed_queue_copies = 0;
 };
 
 class Event final : public EventImpl {
@@ -106,18 +108,21 @@ struct Engines {
 class Queue final : public QueueImpl {
 public:
     Queue(const DeviceImpl& device, Counts& counts, const RecordStall& stall, const Costs& costs,
-          Engines& engines)
-        : device_(device), counts_(counts), stall_(stall), costs_(costs), engines_(engines) {}
+          Engines& engines, bool timing)
+        : device_(device), counts_(counts), stall_(stall), costs_(costs), engines_(engines),
+          timing_(timing) {}
     const DeviceImpl& device() const override { return device_; }
     EventPtr copy_to_device(BufferImpl& dst, std::size_t offset, const void* src,
                             std::size_t bytes, dualrt::Sync) override {
         ++counts_.uploads;
+        if (!timing_) ++counts_.untimed_queue_copies;
         std::memcpy(ours(dst).data() + offset, src, bytes);
         return enqueued(false, run_on(0, costs_.upload_ns_per_byte * double(bytes)));
     }
     EventPtr copy_to_host(void* dst, BufferImpl& src, std::size_t offset, std::size_t bytes,
                           dualrt::Sync) override {
         ++counts_.downloads;
+        if (!timing_) ++counts_.untimed_queue_copies;
         std::memcpy(dst, ours(src).data() + offset, bytes);
         return enqueued(false, run_on(1, costs_.download_ns_per_byte * double(bytes)));
     }
@@ -136,7 +141,7 @@ public:
     }
     EventPtr record() override {
         if (++counts_.records == stall_.at_record) std::this_thread::sleep_for(stall_.length);
-        return enqueued(true, queue_ms_);
+        return enqueued(timing_, queue_ms_);  // untimed on a queue made without timing
     }
     EventPtr mark() override {
         ++counts_.marks;
@@ -176,6 +181,7 @@ private:
     const RecordStall& stall_;
     const Costs& costs_;
     Engines& engines_;
+    bool timing_;                    // made with timing (QueueOptions::timing)
     std::weak_ptr<EventImpl> last_;  // the last command's event
     double queue_ms_ = 0.0;          // simulated end of the queue's last command
 };
@@ -198,8 +204,8 @@ public:
     std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t) override {
         return nullptr;
     }
-    std::shared_ptr<QueueImpl> create_queue(bool) override {
-        return std::make_shared<Queue>(*this, counts, stall, costs, engines);
+    std::shared_ptr<QueueImpl> create_queue(bool timing) override {
+        return std::make_shared<Queue>(*this, counts, stall, costs, engines, timing);
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override { return nullptr; }
     std::vector<std::string> load_source(const std::string&, const std::string&) override {

@@ -27,10 +27,12 @@ struct Counted {
     bool correct = true;
 };
 
-// `runs` runs of a copy through `chunks` equal chunks of 1000 floats, the arrays pinned or not.
+// `runs` runs of a copy through `chunks` equal chunks of 1000 floats, the arrays pinned or not,
+// on a counting device that calls itself one of `backend`.
 Counted count_runs(dualrt::PipelineMode mode, std::size_t chunks, bool pinned,
-                   dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled, int runs = 3) {
-    auto backend = std::make_shared<test::counting::Device>();
+                   dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled, int runs = 3,
+                   dualrt::Backend backend_kind = dualrt::Backend::opencl) {
+    auto backend = std::make_shared<test::counting::Device>(backend_kind);
     const dualrt::Device device(backend);
     dualrt::PipelineOptions options;
     options.mode = mode;
@@ -55,24 +57,87 @@ Counted count_runs(dualrt::PipelineMode mode, std::size_t chunks, bool pinned,
     return counted;
 }
 
+// The timed events of a run: none where it timed no chunk on OpenCL (its queues keep no
+// timestamps; the host clock reads its start and end), else the start, each queue's end and
+// four points per timed chunk (chunk 0 is never in a sampled window).
+std::size_t expected_records(const Counted& run, dualrt::Backend backend, std::size_t ends) {
+    const std::size_t timed = run.report.timed_chunks;
+    if (timed == 0 && backend == dualrt::Backend::opencl) return 0;
+    return 1 + ends + 4 * timed;
+}
+
 }  // namespace
 
 TEST_CASE("pipeline events: with lanes and pinned memory a chunk is its enqueues alone") {
     const std::size_t n = 64, lanes = 4;
-    const Counted run = count_runs(dualrt::PipelineMode::lanes, n, true);
-    INFO(run.report.summary());
-    CHECK(run.correct);
-    CHECK(run.counts.uploads == n);
-    CHECK(run.counts.downloads == n);
-    CHECK(run.counts.device_copies == n);
-    CHECK(run.counts.queue_waits == 0);
-    CHECK(run.counts.host_waits == 0);
-    CHECK(run.counts.marks == 0);
-    // The start, each lane's end, and four points per timed chunk (none is chunk 0 here).
-    CHECK(run.counts.records == 1 + lanes + 4 * run.report.timed_chunks);
-    // One submit per lane at its first chunk, so that an OpenCL queue is flushed; no poll.
-    CHECK(run.counts.submits == lanes);
-    CHECK(run.counts.polls == 0);
+    for (const auto backend : {dualrt::Backend::opencl, dualrt::Backend::cuda}) {
+        CAPTURE(backend);
+        const Counted run = count_runs(dualrt::PipelineMode::lanes, n, true,
+                                       dualrt::PipelineTiming::sampled, 3, backend);
+        INFO(run.report.summary());
+        CHECK(run.correct);
+        CHECK(run.counts.uploads == n);
+        CHECK(run.counts.downloads == n);
+        CHECK(run.counts.device_copies == n);
+        CHECK(run.counts.queue_waits == 0);
+        CHECK(run.counts.host_waits == 0);
+        CHECK(run.counts.marks == 0);
+        CHECK(run.counts.records == expected_records(run, backend, lanes));
+        // One submit per lane at its first chunk, so that an OpenCL queue is flushed; no poll.
+        CHECK(run.counts.submits == lanes);
+        CHECK(run.counts.polls == 0);
+    }
+}
+
+TEST_CASE("pipeline events: on OpenCL a run that times no chunk runs on queues without "
+          "timestamps and reads its time on the host clock; a timed run, and CUDA, never") {
+    for (const auto backend : {dualrt::Backend::opencl, dualrt::Backend::cuda}) {
+        CAPTURE(backend);
+        auto device_impl = std::make_shared<test::counting::Device>(backend);
+        const dualrt::Device device(device_impl);
+        dualrt::PipelineOptions options;
+        options.chunking = dualrt::Chunking::count(32);
+        dualrt::Pipeline pipeline(device, options);
+        const std::size_t n = 32 * 1000;
+        std::vector<float> in(n), out(n);
+        std::iota(in.begin(), in.end(), 1.0f);
+        std::size_t untimed_runs = 0, timed_runs = 0;
+        for (int r = 0; r < 12; ++r) {
+            CAPTURE(r);
+            device_impl->counts = {};
+            std::fill(out.begin(), out.end(), std::nanf(""));
+            // Each run long enough on the host that sampled timing earns a window now and then.
+            const auto report = pipeline.run(
+                dualrt::inputs(dualrt::HostArray<const float>(in.data(), n, true)),
+                dualrt::outputs(dualrt::HostArray<float>(out.data(), n, true)),
+                [](auto& chunk) {
+                    std::this_thread::sleep_for(std::chrono::microseconds(100));
+                    chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
+                });
+            INFO(report.summary());
+            CHECK(out == in);
+            const auto& counts = device_impl->counts;
+            const bool host_clock = test_contains(report.timing, "host clock");
+            if (backend == dualrt::Backend::cuda || report.timed_chunks > 0) {
+                CHECK(!host_clock);
+                CHECK(counts.untimed_queue_copies == 0);
+                CHECK(counts.records > 0);
+                timed_runs += report.timed_chunks > 0 ? 1 : 0;
+                continue;
+            }
+            ++untimed_runs;
+            CHECK(host_clock);
+            CHECK(counts.untimed_queue_copies == 2 * 32);
+            CHECK(counts.records == 0);
+            // The run's time from the host clock: at least the compute's sleeps, one per lane.
+            CHECK(report.measured_ms >= 0.1);
+            CHECK(report.measured_ms <= report.host_ms);
+        }
+        if (backend == dualrt::Backend::opencl) {
+            CHECK(untimed_runs > 0);
+            CHECK(timed_runs > 0);  // the layout's first run, and windows paid for since
+        }
+    }
 }
 
 TEST_CASE("pipeline events: several arrays per side cost no event between their copies") {
@@ -139,8 +204,7 @@ TEST_CASE("pipeline events: stage queues wait between stages, and for a reused b
         // Timed events only at the start, the end and four per timed chunk; after each chunk's
         // compute, timed or not, one untimed mark for its download to wait on (a timed point
         // would hold it back on NVIDIA's OpenCL, whose timed markers wait for every queue).
-        const std::size_t timed = run.report.timed_chunks;
-        CHECK(run.counts.records == 2 + 4 * timed);
+        CHECK(run.counts.records == expected_records(run, dualrt::Backend::opencl, 1));
         CHECK(run.counts.marks == n);
         // Every chunk timed: still a mark per compute, never a timed point to wait on.
         const Counted all_timed = count_runs(mode, n, true, dualrt::PipelineTiming::every_chunk);
@@ -300,8 +364,11 @@ TEST_CASE("pipeline events: over several devices, a run on the fastest alone is 
         CHECK(second->counts.records == 0);
         CHECK(second->counts.uploads == 0);
         // The one-device schedule and timing: the start, each lane's end and four points per
-        // timed chunk (windows of 3 or 4 chunks, not 3 of every 16 chunks of each device).
-        CHECK(first->counts.records == 1 + lanes + 4 * report.timed_chunks);
+        // timed chunk (windows of 3 or 4 chunks, not 3 of every 16 chunks of each device), or
+        // none in a run that timed no chunk (the counting devices call themselves OpenCL).
+        const std::size_t expected =
+            report.timed_chunks == 0 ? 0 : 1 + lanes + 4 * report.timed_chunks;
+        CHECK(first->counts.records == expected);
         CHECK(report.timed_chunks <= 7);
         CHECK(!test_contains(report.timing, "of every 16"));
     }

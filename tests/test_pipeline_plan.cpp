@@ -512,6 +512,18 @@ TEST_CASE("pipeline plan: learning is paid for only where it costs little of the
     const auto none = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5, 0.005,
                                           credit);
     CHECK(std::count(none.begin(), none.end(), true) == 0);
+    // A window costs its 12 events, and where timed runs are dearer as a whole (queues that keep
+    // timestamps) that surcharge too: credit for the events alone then buys nothing.
+    credit = 12 * 0.005;
+    const auto events_paid = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5,
+                                                 0.005, credit, 0.2);
+    CHECK(std::count(events_paid.begin(), events_paid.end(), true) == 0);
+    CHECK(credit == doctest::Approx(12 * 0.005));
+    credit = 12 * 0.005 + 0.2;
+    const auto all_paid = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5,
+                                              0.005, credit, 0.2);
+    CHECK(std::count(all_paid.begin(), all_paid.end(), true) == 3);
+    CHECK(credit == doctest::Approx(0.0).epsilon(1e-9));
 }
 
 TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small enough that "

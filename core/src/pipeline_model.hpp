@@ -105,6 +105,7 @@ struct LayoutModel {
     StageSamples samples[stage_count];
     std::size_t runs = 0;             // runs of this layout so far
     double timing_credit_ms = 0.0;    // host time sampled runs may still spend on timed events
+    double last_run_ms = 0.0;         // the host time of the latest run
     CachedPlan plan;
     // Lanes the next run uses (pipeline_lanes.hpp): 2, or 0 for all; or, with stage_queues and
     // the mode left to the library, one queue per stage instead of lanes; with the busiest

@@ -16,6 +16,16 @@ constexpr double timing_budget = 0.02;
 constexpr double max_timing_credit_ms = 5.0;
 // The first guess of a timed event's host cost, before one has been measured.
 constexpr double first_record_ms = 0.005;
+// How much slower a run goes on queues that keep timestamps: NVIDIA's OpenCL ran the native
+// stencil 2-4% slower on queues made with CL_QUEUE_PROFILING_ENABLE than on plain ones, at 1 to
+// 16 MiB chunks (H200, session 22). A timed window is charged this share of a run as well.
+constexpr double timed_queue_share = 0.03;
+
+// Whether runs that time nothing go on queues without timestamps: on OpenCL, where a queue
+// keeps them for every command once made so (CUDA's events are timed one by one).
+bool has_untimed_queues(const Device& device) {
+    return device.info().backend == Backend::opencl;
+}
 
 }  // namespace
 
@@ -37,6 +47,12 @@ OneDevicePipeline::OneDevicePipeline(Device on, const PipelineOptions& chosen,
     queues.mode = mode;
     for (std::size_t q = 0; q < queue_count(mode, depth); ++q)
         queues.queues.push_back(device.create_queue());
+    if (!has_untimed_queues(device)) return;
+    untimed_queues.mode = mode;
+    QueueOptions untimed;
+    untimed.timing = false;
+    for (std::size_t q = 0; q < queue_count(mode, depth); ++q)
+        untimed_queues.queues.push_back(device.create_queue(untimed));
 }
 
 PlanRequest plan_request(const RunArrays& arrays, const Halo& halo) {
@@ -86,14 +102,15 @@ void OneDevicePipeline::learn_lanes(LayoutModel& model, const ResolvedTiming& re
     model.busiest_share = next.busiest_share;
 }
 
-OneDevicePipeline::Lanes OneDevicePipeline::lanes_of(const LaneUse& use) const {
+OneDevicePipeline::Lanes OneDevicePipeline::lanes_of(const LaneUse& use, bool untimed) const {
+    const PipelineQueues& all = untimed && !untimed_queues.queues.empty() ? untimed_queues : queues;
     if (use.mode != mode) {  // three queues in place of lanes: the first three lanes' queues
-        PipelineQueues stages = queues.first(3);
+        PipelineQueues stages = all.first(3);
         stages.mode = use.mode;
         return Lanes{std::move(stages), slots};
     }
-    if (use.in_flight >= depth) return Lanes{queues, slots};
-    return Lanes{queues.first(use.in_flight), slots.first(use.in_flight)};
+    if (use.in_flight >= depth) return Lanes{all, slots};
+    return Lanes{all.first(use.in_flight), slots.first(use.in_flight)};
 }
 
 std::string OneDevicePipeline::describe(const LaneUse& use, const LayoutModel& model) const {
@@ -171,14 +188,21 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     // run takes the safe plan, untimed.)
     const bool first_of_layout = model.samples[upload_stage].size() == 0;
     const bool fixed = options.chunking.kind() != Chunking::Kind::automatic;
+    const bool untimed_possible = !untimed_queues.queues.empty();
     std::vector<bool> timed = choose_timed_chunks(
         extents.size(), options.timing, plan.learning || (first_of_layout && fixed), model.runs,
-        record_ms, model.timing_credit_ms);
-    RunTiming timing(std::move(timed), use.mode);
-    Lanes used = lanes_of(use);
+        record_ms, model.timing_credit_ms,
+        untimed_possible ? timed_queue_share * model.last_run_ms : 0.0);
+    // A run that times no chunk reads its start and end on the host clock, on queues that keep
+    // no timestamps.
+    const bool untimed =
+        untimed_possible && std::none_of(timed.begin(), timed.end(), [](bool t) { return t; });
+    RunTiming timing(std::move(timed), use.mode, untimed);
+    Lanes used = lanes_of(use, untimed);
     ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
                              staging_slots(), arrays, timing, compute);
     scheduler.run(extents);
+    timing.ended();
 
     // What the run teaches the layout's model.
     const ResolvedTiming resolved = timing.resolve(extents);
@@ -204,6 +228,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
                          .count();
     model.timing_credit_ms = std::min(max_timing_credit_ms,
                                       model.timing_credit_ms + timing_budget * report.host_ms);
+    model.last_run_ms = report.host_ms;
     if (timing_out != nullptr) *timing_out = resolved;
     return report;
 }

@@ -75,7 +75,8 @@ public:
         PipelineQueues queues;
         DeviceSlots slots;
     };
-    Lanes lanes_of(const LaneUse& use) const;
+    // `untimed`: the queues without timestamps (where the device has them, untimed_queues).
+    Lanes lanes_of(const LaneUse& use, bool untimed = false) const;
     // For the report: how `use` differs from running on every lane, and why ("" where it does
     // not).
     std::string describe(const LaneUse& use, const LayoutModel& model) const;
@@ -90,6 +91,9 @@ public:
     PipelineMode mode;
     std::size_t depth;
     PipelineQueues queues;
+    // The same queues made without timestamps, where a device's timed queues slow its work:
+    // runs that time no chunk take these (OpenCL; empty elsewhere).
+    PipelineQueues untimed_queues;
     DeviceSlots slots;  // kept between runs and grown when a run needs more
     StagingRings input_staging, output_staging;
     LayoutModels models;

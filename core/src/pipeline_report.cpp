@@ -29,11 +29,14 @@ std::string index_ranges(const std::vector<bool>& flags) {
 }
 
 std::string describe_timing(const std::vector<bool>& timed, std::size_t estimated_stages,
-                            std::size_t model_samples) {
+                            std::size_t model_samples, bool host_clock) {
     const auto count = static_cast<std::size_t>(std::count(timed.begin(), timed.end(), true));
     if (count == timed.size() && estimated_stages == 0) return "every stage of every chunk timed";
     std::string text;
-    if (count == 0)
+    if (count == 0 && host_clock)
+        text = "no chunk's stages timed in this run (its start and end read on the host clock, "
+               "on queues that keep no timestamps)";
+    else if (count == 0)
         text = "no chunk's stages timed in this run (only its start and end)";
     else
         text = "stages timed on " + std::to_string(count) + " of " +
@@ -103,7 +106,7 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
     report.bound_ms = facts.mode == PipelineMode::two_queues
                           ? std::max(report.upload_ms + report.download_ms, report.compute_ms)
                           : std::max({report.upload_ms, report.compute_ms, report.download_ms});
-    report.timing = describe_timing(timed, estimated, model_samples);
+    report.timing = describe_timing(timed, estimated, model_samples, timing.host_clock);
     return report;
 }
 

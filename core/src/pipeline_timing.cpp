@@ -52,11 +52,18 @@ void mark_window(std::vector<bool>& timed, std::size_t first,
 
 }  // namespace
 
-RunTiming::RunTiming(std::vector<bool> timed, PipelineMode mode)
-    : timed_(std::move(timed)), mode_(mode) {}
+RunTiming::RunTiming(std::vector<bool> timed, PipelineMode mode, bool host_clock)
+    : timed_(std::move(timed)), mode_(mode), host_clock_(host_clock) {}
 
 void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     const bool start = chunk == 0 && end == after_upload;
+    if (host_clock_) {
+        if (start && !host_started_) {
+            host_start_ = std::chrono::steady_clock::now();
+            host_started_ = true;
+        }
+        return;
+    }
     if (!start && !timed(chunk)) return;
     if (!queue.impl()->times_commands()) {
         // A timed event before the stage; the one after it comes in end_stage.
@@ -73,6 +80,7 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
 }
 
 void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
+    if (host_clock_) return;
     if (!queue.impl()->times_commands()) {
         if (timed(chunk)) points_[chunk][end] = timed_event([&] { return queue.record(); });
         return;
@@ -117,7 +125,14 @@ const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
 }
 
 void RunTiming::mark_end(Queue& queue) {
+    if (host_clock_) return;
     ends_.push_back(timed_event([&] { return queue.record(); }));
+}
+
+void RunTiming::ended() {
+    if (!host_clock_ || !host_started_) return;
+    host_end_ = std::chrono::steady_clock::now();
+    host_ended_ = true;
 }
 
 ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const {
@@ -126,6 +141,13 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
     Timeline& timeline = resolved.timeline;
     timeline.tracks = two ? std::vector<std::string>{"copy", "compute"}
                           : std::vector<std::string>{"upload", "compute", "download"};
+    if (host_clock_) {
+        resolved.host_clock = true;
+        if (host_ended_)
+            resolved.measured_ms =
+                std::chrono::duration<double, std::milli>(host_end_ - host_start_).count();
+        return resolved;
+    }
     const Event& origin = point(0, before_upload);
     if (!origin.valid()) return resolved;
     // Each point's time from the origin, read once. The run's queues have finished (both of the
@@ -203,7 +225,7 @@ bool learning_affordable(std::size_t bytes, double record_ms) {
 
 std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
                                       std::size_t run_number, double record_ms,
-                                      double& credit_ms) {
+                                      double& credit_ms, double surcharge_ms) {
     std::vector<bool> timed(chunks, timing == PipelineTiming::every_chunk);
     if (timing == PipelineTiming::every_chunk || chunks == 0) return timed;
     // Windows in the middle and at the end, not at the start: there the queues are idle, each
@@ -218,7 +240,8 @@ std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
                     end_window_chunks);
         return timed;
     }
-    const double window_ms = static_cast<double>(window_chunks * records_per_chunk) * record_ms;
+    const double window_ms =
+        static_cast<double>(window_chunks * records_per_chunk) * record_ms + surcharge_ms;
     if (credit_ms < window_ms) return timed;
     credit_ms -= window_ms;
     mark_window(timed, run_number % 2 == 0 ? middle : last);

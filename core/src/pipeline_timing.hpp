@@ -46,13 +46,16 @@ struct ResolvedTiming {
     double measured_ms = 0.0;
     std::vector<StageDuration> durations;
     std::size_t timed_chunks = 0;
+    bool host_clock = false;  // measured_ms read on the host clock: the run timed no event
 };
 
 class RunTiming {
 public:
     // `timed[i]`: whether chunk i gets all four points. Chunk 0 always gets before_upload: the
-    // run's start.
-    RunTiming(std::vector<bool> timed, PipelineMode mode);
+    // run's start. With `host_clock` (for queues without timestamps, where no chunk is timed)
+    // nothing is recorded: the run's start is read on the host clock before its first command
+    // and its end in ended(), after the scheduler waited for its last.
+    RunTiming(std::vector<bool> timed, PipelineMode mode, bool host_clock = false);
 
     bool timed(std::size_t chunk) const { return chunk < timed_.size() && timed_[chunk]; }
     // Around the commands of one stage of `chunk` on `queue`, the stage named by the point that
@@ -65,6 +68,8 @@ public:
     void end_stage(std::size_t chunk, TimedPoint end, Queue& queue);
     // Records the run's end on `queue`, after the last work enqueued on it.
     void mark_end(Queue& queue);
+    // The run's work has completed: its end, on the host clock (nothing without host_clock).
+    void ended();
     // Host time spent recording so far (the scheduler leaves it out of the host stage).
     double record_host_ms() const { return record_host_ms_; }
     std::size_t records() const { return record_ms_.size(); }
@@ -81,6 +86,9 @@ public:
 private:
     std::vector<bool> timed_;
     PipelineMode mode_;
+    bool host_clock_ = false;
+    std::chrono::steady_clock::time_point host_start_, host_end_;
+    bool host_started_ = false, host_ended_ = false;
     std::map<std::size_t, std::array<Event, 4>> points_;
     std::vector<Event> ends_;
     double record_host_ms_ = 0.0;
@@ -111,10 +119,11 @@ bool learning_affordable(std::size_t bytes, double record_ms);
 // Which chunks a run times. every_chunk: all. sampled: in a learning run, a window of 3 chunks
 // in the middle and one of the last 4 (a shaped plan's shrinking end: three more sizes); in
 // other runs one window where `credit_ms` covers its estimated cost (`record_ms` per timed
-// event), taking turns between middle and end across runs (`run_number`). Spends from
+// event, plus `surcharge_ms` where a timed run is dearer as a whole: its queues keep
+// timestamps), taking turns between middle and end across runs (`run_number`). Spends from
 // `credit_ms`.
 std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
                                       std::size_t run_number, double record_ms,
-                                      double& credit_ms);
+                                      double& credit_ms, double surcharge_ms = 0.0);
 
 }  // namespace dualrt::detail
