@@ -145,6 +145,30 @@ TEST_CASE("pipeline plan: the stage model's fit finds fixed and per-element cost
     CHECK(layout.can_plan());
 }
 
+TEST_CASE("pipeline plan: the host's work per chunk is its least time, not the one-off costs "
+          "that held it up") {
+    // Most chunks enqueue in 20 us; some are held up (a lane's first submission, new device
+    // buffers' first use), the more the larger the chunk: here most of the samples.
+    LayoutModel model;
+    for (int run = 0; run < 3; ++run) {
+        for (double b : {4194304.0, 8388608.0, 16777216.0}) {
+            for (int chunk = 0; chunk < 8; ++chunk) {
+                const bool held = chunk >= 3;
+                model.samples[host_stage].add(b, held ? 0.020 + 0.05e-6 * b : 0.020);
+                model.samples[upload_stage].add(b, 0.010 + 0.075e-6 * b);
+                model.samples[compute_stage].add(b, 0.005 + 0.005e-6 * b);
+                model.samples[download_stage].add(b, 0.010 + 0.073e-6 * b);
+            }
+        }
+    }
+    const StageModels fitted = model.fit();
+    CHECK(fitted.stage[host_stage].fixed_ms == doctest::Approx(0.020));
+    CHECK(fitted.stage[host_stage].per_element_ms == doctest::Approx(0.0));
+    // The device stages keep their medians.
+    CHECK(fitted.stage[upload_stage].per_element_ms == doctest::Approx(0.075e-6));
+    CHECK(model.samples[host_stage].fit().per_element_ms == doctest::Approx(0.05e-6));
+}
+
 TEST_CASE("pipeline plan: the simulated time of equal balanced chunks is fill, steady state, "
           "drain") {
     const StageModels models = balanced(0.0, 1.0, 0.0);  // 1 ns per element per stage

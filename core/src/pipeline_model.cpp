@@ -61,6 +61,7 @@ const StageSamples::Medians& StageSamples::class_medians() const {
     if (medians_current_) return medians_;
     medians_.xs.clear();
     medians_.ys.clear();
+    medians_.lows.clear();
     double elements[per_class], ms[per_class];
     for (const auto& entry : by_class_) {
         const std::size_t n = entry.second.size();
@@ -69,14 +70,16 @@ const StageSamples::Medians& StageSamples::class_medians() const {
             ms[k] = entry.second[k].ms;
         }
         medians_.xs.push_back(median_of(elements, n));
-        medians_.ys.push_back(median_of(ms, n));
+        medians_.ys.push_back(median_of(ms, n));  // sorts ms: its least is first
+        medians_.lows.push_back(ms[0]);
     }
     medians_current_ = true;
     return medians_;
 }
 
 std::string StageSamples::unusable(const StageModel& model, const StageModels* chunk) const {
-    const auto& [xs, ys] = class_medians();
+    const std::vector<double>& xs = class_medians().xs;
+    const std::vector<double>& ys = class_medians().ys;
     if (xs.size() < 2)
         return xs.empty() ? "no samples" : "one chunk size timed";
     const auto [low, high] = std::minmax_element(xs.begin(), xs.end());
@@ -100,9 +103,11 @@ std::string StageSamples::unusable(const StageModel& model, const StageModels* c
     return "";
 }
 
-StageModel StageSamples::fit() const {
+StageModel StageSamples::fit(bool floor) const {
     // One point per size class, so that a size timed often does not outweigh the others.
-    const auto& [xs, ys] = class_medians();
+    const Medians& medians = class_medians();
+    const std::vector<double>& xs = medians.xs;
+    const std::vector<double>& ys = floor ? medians.lows : medians.ys;
     StageModel model;
     if (xs.empty()) return model;
     const double n = static_cast<double>(xs.size());
@@ -152,7 +157,13 @@ std::string LayoutModel::why_not() const {
 
 StageModels LayoutModel::fit() const {
     StageModels models;
-    for (std::size_t s = 0; s < stage_count; ++s) models.stage[s] = samples[s].fit();
+    // The host's work per chunk is the least time it took of the latest samples of its size:
+    // the rest is the thread held up by one-off costs. On NVIDIA's OpenCL a stencil's chunks
+    // took 10-50 us each once running, but the first chunk of each lane 100-750 us (the queue's
+    // first submission; in the first runs the first use of new device buffers, up to 6 ms), and
+    // few-chunk runs are mostly first chunks: the medians read 230-390 us a chunk (CUDA: 15-18),
+    // and automatic chunking planned 6-13 chunks where 16 or more ran faster (H200, session 22).
+    for (std::size_t s = 0; s < stage_count; ++s) models.stage[s] = samples[s].fit(s == host_stage);
     return models;
 }
 

@@ -44,9 +44,10 @@ public:
     void add(double elements, double ms);
     std::size_t size() const;          // samples held
     std::size_t size_classes() const;  // distinct size classes among them
-    // The least-squares line through each size class's median, with fixed and per-element
-    // costs kept non-negative. With a single size class, all of the time is per element.
-    StageModel fit() const;
+    // The least-squares line through each size class's median (with `floor`, its least time),
+    // with fixed and per-element costs kept non-negative. With a single size class, all of the
+    // time is per element.
+    StageModel fit(bool floor = false) const;
     // "" when the samples can tell the fixed cost from the per-element one and `model` (their
     // fit) follows them; else why not, in words: fewer than two size classes, sizes less than
     // min_size_spread apart, or class medians off the line by more than max_fit_error (only
@@ -60,9 +61,9 @@ private:
         double elements;
         double ms;
     };
-    // One point per size class: its median element count and median time.
+    // One point per size class: its median element count, median time and least time.
     struct Medians {
-        std::vector<double> xs, ys;
+        std::vector<double> xs, ys, lows;
     };
     // Worked out again only after an add(): a run of automatic chunking fits its model three
     // times and checks it four (plan, report, the reasons it cannot plan), from the same samples.
