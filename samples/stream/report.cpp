@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include "args.hpp"
+#include "native_common.hpp"
 #include "table.hpp"
 
 #include <algorithm>
@@ -207,11 +208,13 @@ void Report::print_pipeline_summary(std::ostream& out) const {
     if (auto_gbps.empty()) return;
     std::sort(auto_gbps.begin(), auto_gbps.end());
     std::sort(first_gbps.begin(), first_gbps.end());
-    const double median_auto = auto_gbps[auto_gbps.size() / 2];
+    // The middle two's mean for an even count: the upper one overstated auto with two rows.
+    const double median_auto = dualrt::bench::detail::median(auto_gbps);
     out << "pipeline-auto: " << fixed(median_auto, 2) << " GB/s (median of its " << auto_gbps.size()
         << " rows, " << fixed(auto_gbps.front(), 2) << " to " << fixed(auto_gbps.back(), 2) << ")";
     if (!first_gbps.empty())
-        out << "; a fresh Pipeline's first run " << fixed(first_gbps[first_gbps.size() / 2], 2)
+        out << "; a fresh Pipeline's first run "
+            << fixed(dualrt::bench::detail::median(first_gbps), 2)
             << " GB/s";
     out << "\n";
     if (best) {
