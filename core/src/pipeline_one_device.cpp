@@ -17,8 +17,9 @@ constexpr double max_timing_credit_ms = 5.0;
 // The first guess of a timed event's host cost, before one has been measured.
 constexpr double first_record_ms = 0.005;
 // How much slower a run goes on queues that keep timestamps: NVIDIA's OpenCL ran the native
-// stencil 2-4% slower on queues made with CL_QUEUE_PROFILING_ENABLE than on plain ones, at 1 to
-// 16 MiB chunks (H200, session 22). A timed window is charged this share of a run as well.
+// stencil up to 4.6% slower (2.5% on average) on queues made with CL_QUEUE_PROFILING_ENABLE than
+// on plain ones, at 1 to 16 MiB chunks (H200, session 22). A timed window is charged this share
+// of a run as well.
 constexpr double timed_queue_share = 0.03;
 
 // Whether runs that time nothing go on queues without timestamps: on OpenCL, where a queue
