@@ -221,6 +221,9 @@ struct ChunkPlace {
     /// The queue to enqueue this chunk's work on, and nowhere else. With PipelineMode::lanes
     /// (the default), consecutive chunks get different queues and their work may run at the
     /// same time; with two_queues and three_queues it is the one compute queue, in chunk order.
+    /// On OpenCL a run that times none of its chunks uses queues made without timing
+    /// (QueueOptions::timing): their record() gives untimed events, which order work but cannot
+    /// be timed. Time a chunk's work with PipelineTiming::every_chunk and the report instead.
     Queue& queue;
     std::size_t index;        ///< 0, 1, ... in array order
     std::size_t offset;       ///< the chunk's first element within the whole arrays
