@@ -220,8 +220,9 @@ private:
     std::vector<ParamInfo> params_;
 };
 
-class Device final : public DeviceImpl, public std::enable_shared_from_this<Device> {
+class Device final : public DeviceImpl {
 public:
+    std::shared_ptr<Device> self() { return std::static_pointer_cast<Device>(shared_from_this()); }
     explicit Device(std::string name) {
         info_.name = std::move(name);
         info_.max_work_group_size = 1024;
@@ -232,7 +233,7 @@ public:
     }
     const dualrt::DeviceInfo& info() const override { return info_; }
     std::shared_ptr<BufferImpl> create_buffer(std::size_t bytes) override {
-        return std::make_shared<Buffer>(shared_from_this(), bytes);
+        return std::make_shared<Buffer>(self(), bytes);
     }
     // What pinning host memory does: by default the backend returns no buffer (as a backend
     // without pinned memory would); tests of the staging fallbacks set a largest pinnable size,
@@ -249,16 +250,16 @@ public:
             throw dualrt::Error(std::move(error));
         }
         ++pinned_buffers;
-        return std::make_shared<HostBuffer>(shared_from_this(), bytes);
+        return std::make_shared<HostBuffer>(self(), bytes);
     }
     std::shared_ptr<MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override {
-        return std::make_shared<MappedBuffer>(std::make_shared<Buffer>(shared_from_this(), bytes));
+        return std::make_shared<MappedBuffer>(std::make_shared<Buffer>(self(), bytes));
     }
     std::shared_ptr<QueueImpl> create_queue(bool) override {
-        return std::make_shared<Queue>(shared_from_this());
+        return std::make_shared<Queue>(self());
     }
     std::shared_ptr<KernelImpl> kernel(const std::string&) override {
-        return std::make_shared<Kernel>(shared_from_this());
+        return std::make_shared<Kernel>(self());
     }
     std::vector<std::string> load_source(const std::string&, const std::string&) override {
         return {"fake"};
@@ -271,7 +272,7 @@ public:
     std::shared_ptr<QueueImpl> wrap_queue(dualrt::NativeHandle queue,
                                           dualrt::Ownership ownership) override {
         if (!interop) return DeviceImpl::wrap_queue(queue, ownership);
-        return std::make_shared<Queue>(shared_from_this(), native(queue), ownership);
+        return std::make_shared<Queue>(self(), native(queue), ownership);
     }
     std::shared_ptr<BufferImpl> wrap_buffer(dualrt::NativeHandle memory, std::size_t bytes,
                                             dualrt::Ownership ownership) override {
@@ -279,11 +280,11 @@ public:
         NativeObject* object = native(memory);
         if (bytes > object->bytes.size())
             refuse("the memory object is smaller", dualrt::Errc::out_of_range);
-        return std::make_shared<Buffer>(shared_from_this(), object, bytes, ownership);
+        return std::make_shared<Buffer>(self(), object, bytes, ownership);
     }
     EventPtr wrap_event(dualrt::NativeHandle event, dualrt::Ownership ownership) override {
         if (!interop) return DeviceImpl::wrap_event(event, ownership);
-        return std::make_shared<Event>(shared_from_this(), native(event), ownership);
+        return std::make_shared<Event>(self(), native(event), ownership);
     }
 
     std::optional<std::size_t> pinnable_bytes;

@@ -280,6 +280,44 @@ TEST_CASE_FIXTURE(NativeCase, "interop: a wrapped context runs kernels and a Pip
     CHECK(still.get() != 0);
 }
 
+TEST_CASE_FIXTURE(NativeCase, "interop: copies between a wrapped context's buffers and the listed "
+                  "device's, on either device's queue") {
+    if (api == nullptr) return;
+    INFO("seed " << rnd.seed);
+    // Not released at the end: copies between devices keep the wrapped device's staging pool and
+    // side queue for the process (docs/guide.md, "Native handles"), so no reference count check.
+    const auto created = api->create_context(device);
+    auto wrapped = dualrt::wrap_device(api->tag(created), api->tag(device.native_handle()),
+                                       Ownership::adopt);
+    const std::size_t n = rnd.size(1, 300'000);
+    const auto input = rnd.floats(n);
+    auto on_wrapped = wrapped.alloc<float>(n), back_on_wrapped = wrapped.alloc<float>(n);
+    auto on_listed = device.alloc<float>(n);
+    auto wrapped_queue = wrapped.create_queue(), listed_queue = device.create_queue();
+    wrapped_queue.copy(on_wrapped, input, dualrt::Sync::blocking);
+    wrapped_queue.fill(back_on_wrapped, test::poison_float());
+    listed_queue.fill(on_listed, test::poison_float());
+    wrapped_queue.finish();
+    std::vector<float> output(n, test::poison_float());
+    SUBCASE("on the listed device's queue") {
+        listed_queue.copy(on_listed, on_wrapped);       // from the wrapped context
+        listed_queue.copy(back_on_wrapped, on_listed);  // into it
+        listed_queue.finish();
+    }
+    SUBCASE("on the wrapped device's queue") {
+        wrapped_queue.copy(on_listed, on_wrapped);
+        wrapped_queue.copy(back_on_wrapped, on_listed);
+        wrapped_queue.finish();
+    }
+    listed_queue.copy(output, on_listed, dualrt::Sync::blocking);
+    CHECK(test::differences(output, input) == "");
+    std::fill(output.begin(), output.end(), test::poison_float());
+    wrapped_queue.copy(output, back_on_wrapped, dualrt::Sync::blocking);
+    CHECK(test::differences(output, input) == "");
+    CHECK(on_wrapped.device() == wrapped);
+    CHECK(on_listed.device() == device);
+}
+
 TEST_CASE_FIXTURE(NativeCase, "interop: an adopted context is released with the last object made "
                   "on it") {
     if (api == nullptr) return;

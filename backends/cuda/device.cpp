@@ -167,16 +167,16 @@ std::string DeviceImpl::describe() const {
 }
 
 std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes) {
-    return std::make_shared<BufferImpl>(shared_from_this(), bytes);
+    return std::make_shared<BufferImpl>(self(), bytes);
 }
 
 std::shared_ptr<backend::HostBufferImpl> DeviceImpl::create_host_buffer(std::size_t bytes) {
-    return std::make_shared<HostBufferImpl>(shared_from_this(), bytes);
+    return std::make_shared<HostBufferImpl>(self(), bytes);
 }
 
 std::shared_ptr<backend::HostBufferImpl> DeviceImpl::register_host_memory(void* data,
                                                                           std::size_t bytes) {
-    return std::make_shared<HostBufferImpl>(shared_from_this(), data, bytes,
+    return std::make_shared<HostBufferImpl>(self(), data, bytes,
                                             HostBufferImpl::register_in_place);
 }
 
@@ -220,20 +220,20 @@ void DeviceImpl::enable_peer_access(const DeviceImpl& other) const {
 }
 
 std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std::size_t bytes) {
-    return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
+    return std::make_shared<MappedBufferImpl>(self(), bytes);
 }
 
 std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue(bool timed) {
-    return std::make_shared<QueueImpl>(shared_from_this(), timed);
+    return std::make_shared<QueueImpl>(self(), timed);
 }
 
 std::shared_ptr<backend::KernelImpl> DeviceImpl::kernel(const std::string& name) {
-    return programs_.kernel(shared_from_this(), name);
+    return programs_.kernel(self(), name);
 }
 
 std::vector<std::string> DeviceImpl::load_source(const std::string& name,
                                                  const std::string& text) {
-    return programs_.load_source(shared_from_this(), name, text);
+    return programs_.load_source(self(), name, text);
 }
 
 NativeHandle DeviceImpl::native_handle() const { return static_cast<NativeHandle>(device_); }

@@ -25,9 +25,12 @@ namespace dualrt::cuda {
 // (never released) or adopted (released when destroyed, as it was obtained).
 // Every child (buffer, host buffer, queue, event, kernel) holds a std::shared_ptr<DeviceImpl>, so
 // the context outlives them all. Always create it with std::make_shared. Thread-safe.
-class DeviceImpl final : public backend::DeviceImpl,
-                         public std::enable_shared_from_this<DeviceImpl> {
+class DeviceImpl final : public backend::DeviceImpl {
 public:
+    // This device as its children hold it (the base class is enable_shared_from_this).
+    std::shared_ptr<DeviceImpl> self() {
+        return std::static_pointer_cast<DeviceImpl>(shared_from_this());
+    }
     // Reads the device's properties (no context yet). `index` is the device's position in the
     // backend's list. Throws dualrt::Error when a query fails.
     DeviceImpl(CUdevice device, int index, int driver_version);

@@ -43,7 +43,7 @@ backend::DeviceImpl::ExportedMemory DeviceImpl::export_memory(std::size_t bytes)
     if (const std::string why = cannot_export_memory(); !why.empty())
         detail::raise_argument("alloc_shared", describe() + ": " + why, Errc::unavailable);
     ExportedMemory exported;
-    auto buffer = std::make_shared<BufferImpl>(shared_from_this(), bytes, BufferImpl::exportable);
+    auto buffer = std::make_shared<BufferImpl>(self(), bytes, BufferImpl::exportable);
     exported.fd = buffer->export_fd();
     exported.buffer = std::move(buffer);
     return exported;

@@ -123,7 +123,7 @@ std::shared_ptr<backend::QueueImpl> DeviceImpl::wrap_queue(NativeHandle handle,
                                "), not to this device's context " +
                                handle_text(reinterpret_cast<NativeHandle>(context())) + "; " +
                                wrap_context_advice());
-    return std::make_shared<QueueImpl>(shared_from_this(), stream, ownership);
+    return std::make_shared<QueueImpl>(self(), stream, ownership);
 }
 
 std::shared_ptr<backend::BufferImpl> DeviceImpl::wrap_buffer(NativeHandle handle,
@@ -167,8 +167,7 @@ std::shared_ptr<backend::BufferImpl> DeviceImpl::wrap_buffer(NativeHandle handle
     const std::size_t available = static_cast<std::size_t>(base + size - address);
     if (bytes > available)
         raise_wrong_handle("cuMemGetAddressRange(&base, &size, pointer)", CUDA_SUCCESS, where,
-                           detail::format_bytes(bytes) + " (" + std::to_string(bytes) +
-                               " bytes) reach past the allocation: it holds " +
+                           detail::format_bytes(bytes) + " reach past the allocation: it holds " +
                                std::to_string(available) + " bytes from this pointer (" +
                                std::to_string(size) + " bytes from its start at " +
                                handle_text(static_cast<NativeHandle>(base)) + ")",
@@ -178,7 +177,7 @@ std::shared_ptr<backend::BufferImpl> DeviceImpl::wrap_buffer(NativeHandle handle
                            "an adopted allocation is freed with cuMemFree, which needs its start " +
                                handle_text(static_cast<NativeHandle>(base)) +
                                ", not a pointer inside it; adopt the start, or borrow");
-    return std::make_shared<BufferImpl>(shared_from_this(), address, bytes, ownership,
+    return std::make_shared<BufferImpl>(self(), address, bytes, ownership,
                                         BufferImpl::wrapped);
 }
 
@@ -191,7 +190,7 @@ backend::EventPtr DeviceImpl::wrap_event(NativeHandle handle, Ownership ownershi
                            "wrapping CUevent " + handle_text(handle) + " (" +
                                to_string(ownership) + ") for " + describe(),
                            "not a valid CUDA event (destroyed, or not an event)");
-    return std::make_shared<EventImpl>(shared_from_this(), event, ownership);
+    return std::make_shared<EventImpl>(self(), event, ownership);
 }
 
 }  // namespace dualrt::cuda

@@ -192,29 +192,29 @@ void DeviceImpl::check_allocation_size(std::size_t bytes, const char* what) cons
 }
 
 std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes) {
-    return std::make_shared<BufferImpl>(shared_from_this(), bytes);
+    return std::make_shared<BufferImpl>(self(), bytes);
 }
 
 std::shared_ptr<backend::HostBufferImpl> DeviceImpl::create_host_buffer(std::size_t bytes) {
-    return std::make_shared<HostBufferImpl>(shared_from_this(), bytes);
+    return std::make_shared<HostBufferImpl>(self(), bytes);
 }
 
 std::shared_ptr<backend::HostBufferImpl> DeviceImpl::register_host_memory(void* data,
                                                                           std::size_t bytes) {
-    return std::make_shared<HostBufferImpl>(shared_from_this(), data, bytes,
+    return std::make_shared<HostBufferImpl>(self(), data, bytes,
                                             HostBufferImpl::register_in_place);
 }
 
 std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std::size_t bytes) {
-    return std::make_shared<MappedBufferImpl>(shared_from_this(), bytes);
+    return std::make_shared<MappedBufferImpl>(self(), bytes);
 }
 
 std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue(bool timed) {
-    return std::make_shared<QueueImpl>(shared_from_this(), timed);
+    return std::make_shared<QueueImpl>(self(), timed);
 }
 
 std::shared_ptr<backend::KernelImpl> DeviceImpl::kernel(const std::string& name) {
-    return programs_.kernel(shared_from_this(), name);
+    return programs_.kernel(self(), name);
 }
 
 std::vector<std::string> DeviceImpl::load_source(const std::string& name,

@@ -21,9 +21,12 @@ namespace dualrt::opencl {
 // (buffer, host buffer, queue, event, kernel) holds a std::shared_ptr<DeviceImpl>, so the context
 // outlives them all. Always create it with
 // std::make_shared (children are handed shared_from_this()). Thread-safe.
-class DeviceImpl final : public backend::DeviceImpl,
-                         public std::enable_shared_from_this<DeviceImpl> {
+class DeviceImpl final : public backend::DeviceImpl {
 public:
+    // This device as its children hold it (the base class is enable_shared_from_this).
+    std::shared_ptr<DeviceImpl> self() {
+        return std::static_pointer_cast<DeviceImpl>(shared_from_this());
+    }
     // Reads the device's properties (blocking queries, no context yet). `index` is the device's
     // position in the backend's list. Throws dualrt::Error when a required query fails.
     DeviceImpl(cl::Device device, std::string platform_name, int index);

@@ -141,7 +141,7 @@ std::shared_ptr<backend::QueueImpl> DeviceImpl::wrap_queue(NativeHandle handle,
                            "a device queue; dualrt's queues run their work in order: wrap an "
                            "in-order host queue");
     const bool profiling = (properties & CL_QUEUE_PROFILING_ENABLE) != 0;
-    return std::make_shared<QueueImpl>(shared_from_this(), keep(probe, ownership), profiling);
+    return std::make_shared<QueueImpl>(self(), keep(probe, ownership), profiling);
 }
 
 std::shared_ptr<backend::BufferImpl> DeviceImpl::wrap_buffer(NativeHandle handle,
@@ -168,11 +168,10 @@ std::shared_ptr<backend::BufferImpl> DeviceImpl::wrap_buffer(NativeHandle handle
     const std::size_t size = CL_CHECK(probe.getInfo<CL_MEM_SIZE>(), where);
     if (bytes > size)
         raise_wrong_handle("clGetMemObjectInfo(CL_MEM_SIZE)", CL_SUCCESS, where,
-                           detail::format_bytes(bytes) + " (" + std::to_string(bytes) +
-                               " bytes) reach past the buffer, whose CL_MEM_SIZE is " +
+                           detail::format_bytes(bytes) + " reach past the buffer, whose CL_MEM_SIZE is " +
                                std::to_string(size) + " bytes",
                            Errc::out_of_range);
-    return std::make_shared<BufferImpl>(shared_from_this(), keep(probe, ownership), bytes,
+    return std::make_shared<BufferImpl>(self(), keep(probe, ownership), bytes,
                                         BufferImpl::wrapped);
 }
 
@@ -192,7 +191,7 @@ backend::EventPtr DeviceImpl::wrap_event(NativeHandle handle, Ownership ownershi
     if (command_queue() != nullptr)
         timestamps = (CL_CHECK(command_queue.getInfo<CL_QUEUE_PROPERTIES>(), where) &
                       CL_QUEUE_PROFILING_ENABLE) != 0;
-    return std::make_shared<EventImpl>(shared_from_this(), keep(probe, ownership),
+    return std::make_shared<EventImpl>(self(), keep(probe, ownership),
                                        std::move(command_queue), timestamps);
 }
 

@@ -1,6 +1,8 @@
 #include <dualrt/buffer.hpp>
+#include <dualrt/device.hpp>
 
 #include "backend/backend.hpp"
+#include "cross_device.hpp"
 #include "errors.hpp"
 
 namespace dualrt {
@@ -14,6 +16,11 @@ std::size_t BufferView::allocation_bytes() const { return impl_ ? impl_->bytes()
 NativeHandle BufferView::native_handle() const {
     if (!impl_) detail::raise_argument("Buffer::native_handle", "the Buffer is empty");
     return impl_->native_handle();
+}
+
+Device BufferView::device() const {
+    if (!impl_) detail::raise_argument("Buffer::device", "the Buffer is empty");
+    return Device(detail::shared_device(impl_->device()));
 }
 
 BufferView BufferView::sub_view(std::size_t offset, std::size_t count,

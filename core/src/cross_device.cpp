@@ -3,7 +3,6 @@
 #include "errors.hpp"
 #include "log.hpp"
 #include "pinned_ranges.hpp"
-#include "registry.hpp"
 #include "staging_slots.hpp"
 
 #include <algorithm>
@@ -107,11 +106,8 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
 }  // namespace
 
 std::shared_ptr<backend::DeviceImpl> shared_device(const backend::DeviceImpl& device) {
-    for (const auto& candidate : backend_devices(device.info().backend))
-        if (candidate.get() == &device) return candidate;
-    raise_argument("dualrt", "internal: device " + device_label(device.info()) +
-                                 " is not one of its backend's devices",
-                   Errc::backend_failure);
+    // Every DeviceImpl is made by make_shared (listed or wrapped), so this cannot throw.
+    return std::const_pointer_cast<backend::DeviceImpl>(device.shared_from_this());
 }
 
 void wait_across(backend::DeviceImpl& device, backend::QueueImpl& queue,

@@ -12,7 +12,7 @@
 
 namespace dualrt::detail {
 
-// The shared_ptr of a device the registry made, from a reference to it (a buffer or event knows
+// The shared_ptr of a device, listed or wrapped, from a reference to it (a buffer or event knows
 // its device only by reference).
 std::shared_ptr<backend::DeviceImpl> shared_device(const backend::DeviceImpl& device);
 

@@ -30,6 +30,8 @@ public:
     std::size_t bytes() const noexcept { return bytes_; }  ///< the length of the view in bytes
     std::size_t offset_bytes() const noexcept { return offset_bytes_; }  ///< within the allocation
     std::size_t allocation_bytes() const;  ///< the size of the whole allocation the view is of
+    /// The device the allocation is on. @throws Error Errc::invalid_argument when empty
+    Device device() const;
     /// The allocation's cl_mem / CUdeviceptr; add offset_bytes() yourself on CUDA.
     NativeHandle native_handle() const;
     /// The backend object (internal; for the library's own code).

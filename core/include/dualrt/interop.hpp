@@ -135,8 +135,8 @@ Queue wrap_queue(const Device& device, ForeignHandle queue, Ownership ownership)
 /// @param ownership adopt: freed with the last view (CUDA: only the start of an allocation can
 ///                  be adopted); borrow: never
 /// @throws Error Errc::invalid_argument for an empty Device, a handle of the other backend, a null
-///         handle, count 0, a size beyond the allocation, or memory of another context or
-///         device; Errc::unavailable when the backend cannot wrap memory.
+///         handle, count 0, or memory of another context or device; Errc::out_of_range for a
+///         size beyond the allocation; Errc::unavailable when the backend cannot wrap memory.
 template <typename T>
 Buffer<T> wrap_buffer(const Device& device, ForeignHandle memory, std::size_t count,
                       Ownership ownership) {

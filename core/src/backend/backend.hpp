@@ -36,7 +36,8 @@ namespace dualrt::backend {
 // 10: DeviceImpl::largest_import.
 // 11: DeviceImpl::create_queue(timed): queues without timestamps; QueueImpl::submit.
 // 12: DeviceImpl owns its launch journal (a member, so the layout changed).
-inline constexpr int api_version = 12;
+// 13: DeviceImpl is enable_shared_from_this (the base, so the layout changed).
+inline constexpr int api_version = 13;
 
 class DeviceImpl;
 class BufferImpl;
@@ -230,7 +231,9 @@ public:
     virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
 };
 
-class DeviceImpl {
+// Always made with std::make_shared: the core turns a child's reference to its device back into
+// the shared_ptr (shared_from_this) for copies between devices and Buffer::device().
+class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 public:
     DeviceImpl();  // with an empty launch journal
     virtual ~DeviceImpl();
