@@ -1,47 +1,44 @@
-// Broadcast and allreduce of device buffers. Every rank first agrees on what is moved (one small
-// allreduce), so a disagreement throws on every rank instead of hanging one of them. Staged,
+// Broadcast and allreduce of device buffers. Every rank first agrees on what is moved and learns
+// whether any rank's own checks failed (agreement.hpp), so a mistake on one rank throws on every
+// rank instead of hanging the others. Staged,
 // pieces flow through a ring of pinned slots: the download of a later piece and the upload of an
 // earlier one run while MPI works on the current one.
+#include "agreement.hpp"
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace dualrt::mpi::detail {
 namespace {
 
-// Every rank's values of `mine`, as max and min: one MPI_MAX allreduce of the values and their
-// negations.
-void agree(CommState& comm, const char* operation, const std::vector<std::int64_t>& mine,
-           const std::vector<const char*>& names, const ElementType& type, std::uint64_t bytes) {
-    std::vector<std::int64_t> both;
-    for (const auto value : mine) {
-        both.push_back(value);
-        both.push_back(-value);
-    }
-    DUALRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, both.data(), static_cast<int>(both.size()),
-                                   MPI_INT64_T, MPI_MAX, comm.headers),
-                     std::string(operation) + ": comparing the ranks' arguments");
-    std::string disagreement;
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-        const std::int64_t high = both[2 * i], low = -both[2 * i + 1];
-        if (high == low) continue;
-        disagreement += std::string(disagreement.empty() ? "" : "; ") + names[i] + " ranges from " +
-                        std::to_string(low) + " to " + std::to_string(high);
-    }
-    if (!disagreement.empty())
-        raise(Errc::invalid_argument, operation,
-              "the ranks disagree: " + disagreement + " (" + comm.describe_self() + " passed " +
-                  describe(bytes, type.size, type.code) +
-                  "); every rank must pass the same arguments");
-}
-
-// Bytes per piece: whole elements, for reductions.
-std::size_t piece_bytes_for(const CommState& comm, const ElementType& type) {
-    const std::size_t elements = std::max<std::size_t>(1, comm.options.piece_bytes / type.size);
+// The agreement step (agreement.hpp) of a collective over `buffer`: this rank's own checks, the
+// values every rank must pass alike, and the piece size, which the ranks settle (the smallest any
+// rank's options ask for), since their pieces must match one for one.
+std::size_t agree_collective(CommState& comm, const char* operation, const Queue& queue,
+                             const BufferView& buffer, const ElementType& type,
+                             const std::function<void()>& more_checks,
+                             std::vector<Agreed> values) {
+    values.insert(values.begin(),
+                  {{"bytes", static_cast<std::int64_t>(buffer.bytes())},
+                   {"element size", static_cast<std::int64_t>(type.size)},
+                   {"element type", static_cast<std::int64_t>(type.code)}});
+    values.push_back({"piece size", static_cast<std::int64_t>(comm.options.piece_bytes),
+                      Agreed::Rule::least});
+    const auto settled = agree(
+        comm.headers, operation, comm.describe_self(),
+        [&] {
+            comm.check_queue_and_buffer(operation, queue, buffer);
+            more_checks();
+        },
+        values, describe(buffer.bytes(), type.size, type.code));
+    // Whole elements per piece, for reductions.
+    const std::size_t elements =
+        std::max<std::size_t>(1, static_cast<std::size_t>(settled.back()) / type.size);
     return elements * type.size;
 }
 
@@ -83,13 +80,10 @@ MPI_Op op_of(ReduceOp op) {
 void broadcast(CommState& comm, const Queue& queue, const BufferView& buffer,
                const ElementType& type, int root) {
     const char* op = "dualrt::mpi::Communicator::broadcast";
-    comm.check_rank(op, "root", root, 0);
-    agree(comm, op,
-          {static_cast<std::int64_t>(buffer.bytes()), static_cast<std::int64_t>(type.size),
-           static_cast<std::int64_t>(type.code), root},
-          {"bytes", "element size", "element type", "root"}, type, buffer.bytes());
+    const std::size_t piece_bytes = agree_collective(
+        comm, op, queue, buffer, type, [&] { comm.check_rank(op, "root", root, 0); },
+        {{"root", root}});
     const Buffer<std::byte> bytes(buffer);
-    const std::size_t piece_bytes = comm.options.piece_bytes;
     const std::size_t pieces = piece_count(bytes.bytes(), piece_bytes);
     const auto length = [&](std::size_t p) {
         return std::min(piece_bytes, bytes.bytes() - p * piece_bytes);
@@ -143,12 +137,16 @@ void broadcast(CommState& comm, const Queue& queue, const BufferView& buffer,
 void allreduce(CommState& comm, const Queue& queue, const BufferView& buffer,
                const ElementType& type, ReduceOp reduce) {
     const char* op = "dualrt::mpi::Communicator::allreduce";
-    agree(comm, op,
-          {static_cast<std::int64_t>(buffer.bytes()), static_cast<std::int64_t>(type.size),
-           static_cast<std::int64_t>(type.code), static_cast<std::int64_t>(reduce)},
-          {"bytes", "element size", "element type", "operation"}, type, buffer.bytes());
+    const std::size_t piece_bytes = agree_collective(
+        comm, op, queue, buffer, type,
+        [&] {
+            if (reduce != ReduceOp::sum && reduce != ReduceOp::min && reduce != ReduceOp::max)
+                raise(Errc::invalid_argument, op,
+                      "ReduceOp " + std::to_string(static_cast<int>(reduce)) +
+                          " is not one of sum, min and max");
+        },
+        {{"operation", static_cast<std::int64_t>(reduce)}});
     const Buffer<std::byte> bytes(buffer);
-    const std::size_t piece_bytes = piece_bytes_for(comm, type);
     const std::size_t pieces = piece_count(bytes.bytes(), piece_bytes);
     const auto length = [&](std::size_t p) {
         return std::min(piece_bytes, bytes.bytes() - p * piece_bytes);

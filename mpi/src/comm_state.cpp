@@ -32,6 +32,7 @@ CommState::CommState(Device device_, MPI_Comm comm, const CommunicatorOptions& o
         headers = duplicate(comm, "headers and collectives");
         pieces = duplicate(comm, "pieces");
         replies = duplicate(comm, "replies");
+        application = duplicate(comm, "the application (native())");
         DUALRT_MPI_CHECK(MPI_Comm_rank(headers, &rank), "finding this rank");
         DUALRT_MPI_CHECK(MPI_Comm_size(headers, &size), "counting the ranks");
         int* upper = nullptr;
@@ -43,6 +44,7 @@ CommState::CommState(Device device_, MPI_Comm comm, const CommunicatorOptions& o
         downloads = device.create_queue(QueueOptions{false});
         uploads = device.create_queue(QueueOptions{false});
     } catch (...) {
+        free_communicator(application);
         free_communicator(replies);
         free_communicator(pieces);
         free_communicator(headers);
@@ -54,7 +56,19 @@ CommState::~CommState() {
     int finalised = 0;
     MPI_Finalized(&finalised);
     // Transfers still running must finish before their buffers and communicators go; as with
-    // MPI's own requests, one whose peer never answers would wait here forever.
+    // MPI's own requests, one whose peer never answers would wait here forever. Those left behind
+    // by a failed receive only answer a peer that may never come, and are cancelled.
+    if (!finalised) {
+        progress();
+        for (const auto& transfer : active)
+            if (transfer->cancellable() && !transfer->finished && !transfer->failure) {
+                transfer->cancel(*this);
+                transfer->finished = true;
+            }
+        active.erase(std::remove_if(active.begin(), active.end(),
+                                    [](const auto& t) { return t->finished; }),
+                     active.end());
+    }
     while (!finalised && !active.empty()) {
         progress();
         std::this_thread::yield();
@@ -67,6 +81,7 @@ CommState::~CommState() {
         // not throw.
     }
     if (finalised) return;
+    free_communicator(application);
     free_communicator(replies);
     free_communicator(pieces);
     free_communicator(headers);
@@ -122,6 +137,27 @@ void CommState::check_tag(const char* operation, int tag, bool any_allowed) cons
               "tag " + std::to_string(tag) + " is out of range; expected 0 to MPI_TAG_UB (" +
                   std::to_string(tag_upper_bound) + ")" +
                   (any_allowed ? " or MPI_ANY_TAG" : ""));
+}
+
+void CommState::check_queue_and_buffer(const char* operation, const Queue& queue,
+                                       const BufferView& buffer) const {
+    if (!queue.valid())
+        raise(Errc::invalid_argument, operation, "the Queue is empty (default-constructed)");
+    if (!buffer.valid())
+        raise(Errc::invalid_argument, operation, "the Buffer is empty (default-constructed)");
+    const auto on = [](const Device& other) {
+        const auto& info = other.info();
+        return std::string(to_string(info.backend)) + " device " + std::to_string(info.index) +
+               " '" + info.name + "'";
+    };
+    if (queue.device() != device)
+        raise(Errc::invalid_argument, operation,
+              "the Queue is of " + on(queue.device()) + "; expected a queue of this rank's " +
+                  "device, " + on(device) + " (the Communicator's)");
+    if (buffer.device() != device)
+        raise(Errc::invalid_argument, operation,
+              "the Buffer is on " + on(buffer.device()) + "; expected a buffer on this rank's " +
+                  "device, " + on(device) + " (the Communicator's)");
 }
 
 std::string CommState::describe_self() const {

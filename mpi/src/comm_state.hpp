@@ -24,6 +24,11 @@ struct Transfer {
     virtual bool advance(CommState& comm) = 0;
     // Called once when advance() has thrown: gives back what later transfers wait for.
     virtual void abandoned(CommState& comm) noexcept { (void)comm; }
+    // (optional) Called when the communicator goes while this transfer still waits for a peer
+    // that may never come: cancels what it posted. Defaults to nothing (it is waited for).
+    virtual void cancel(CommState& comm) noexcept { (void)comm; }
+    // Whether the communicator may cancel it instead of waiting (cancel()).
+    virtual bool cancellable() const noexcept { return false; }
 
     bool finished = false;
     std::exception_ptr failure;
@@ -53,6 +58,10 @@ struct CommState {
     // `wildcard`, when that is not 0).
     void check_rank(const char* operation, const char* role, int rank, int wildcard) const;
     void check_tag(const char* operation, int tag, bool any_allowed) const;
+    // Throws Errc::invalid_argument unless `queue` and `buffer` are valid and of this rank's
+    // device (the communicator's).
+    void check_queue_and_buffer(const char* operation, const Queue& queue,
+                                const BufferView& buffer) const;
     // "rank 2 (opencl device 1 'pthread-...')": this rank in error messages.
     std::string describe_self() const;
 
@@ -60,8 +69,10 @@ struct CommState {
     CommunicatorOptions options;
     Transport transport = Transport::staged;
     // Duplicates: headers (also collectives), pieces and replies never match each other or
-    // the application's messages.
-    MPI_Comm headers = MPI_COMM_NULL, pieces = MPI_COMM_NULL, replies = MPI_COMM_NULL;
+    // the application's messages; `application` is the application's own (native()), on which
+    // dualrt sends nothing.
+    MPI_Comm headers = MPI_COMM_NULL, pieces = MPI_COMM_NULL, replies = MPI_COMM_NULL,
+             application = MPI_COMM_NULL;
     int rank = 0, size = 1, tag_upper_bound = 32767;
     // Device copies of staged transfers: downloads and uploads on queues of their own, so the
     // two directions use both copy engines and never wait behind the application's kernels.

@@ -1,3 +1,4 @@
+#include "agreement.hpp"
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 
@@ -21,16 +22,26 @@ const char* to_string(ReduceOp op) noexcept {
 Communicator::Communicator(Device device, MPI_Comm comm, CommunicatorOptions options) {
     const char* op = "dualrt::mpi::Communicator";
     detail::require_mpi(op);
-    if (!device.valid()) detail::raise(Errc::invalid_argument, op, "the Device is empty");
     if (comm == MPI_COMM_NULL) detail::raise(Errc::invalid_argument, op, "comm is MPI_COMM_NULL");
-    if (options.piece_bytes < 4096 || options.piece_bytes > (std::size_t(1) << 30))
-        detail::raise(Errc::invalid_argument, op,
-                      "piece_bytes " + std::to_string(options.piece_bytes) +
-                          " is out of range; expected 4 KiB to 1 GiB");
-    if (options.pieces_in_flight < 2 || options.pieces_in_flight > 64)
-        detail::raise(Errc::invalid_argument, op,
-                      "pieces_in_flight " + std::to_string(options.pieces_in_flight) +
-                          " is out of range; expected 2 to 64 (one piece cannot overlap)");
+    int rank = 0;
+    DUALRT_MPI_CHECK(MPI_Comm_rank(comm, &rank), "finding this rank");
+    // Collective: a rank whose arguments are wrong makes every rank throw, before any of them
+    // duplicates the communicator (which the failing rank would never join).
+    detail::agree(
+        comm, op, "rank " + std::to_string(rank),
+        [&] {
+            if (!device.valid()) detail::raise(Errc::invalid_argument, op, "the Device is empty");
+            if (options.piece_bytes < 4096 || options.piece_bytes > (std::size_t(1) << 30))
+                detail::raise(Errc::invalid_argument, op,
+                              "piece_bytes " + std::to_string(options.piece_bytes) +
+                                  " is out of range; expected 4 KiB to 1 GiB");
+            if (options.pieces_in_flight < 2 || options.pieces_in_flight > 64)
+                detail::raise(Errc::invalid_argument, op,
+                              "pieces_in_flight " + std::to_string(options.pieces_in_flight) +
+                                  " is out of range; expected 2 to 64 (one piece cannot overlap)");
+            detail::choose_transport(device, options);  // throws for a transport not possible
+        },
+        {});
     state_ = std::make_shared<detail::CommState>(std::move(device), comm, options);
 }
 
@@ -56,7 +67,9 @@ const Device& Communicator::device() const {
 Transport Communicator::transport() const {
     return checked(state_, "Communicator::transport").transport;
 }
-MPI_Comm Communicator::native() const { return checked(state_, "Communicator::native").headers; }
+MPI_Comm Communicator::native() const {
+    return checked(state_, "Communicator::native").application;
+}
 
 Request Communicator::start_send(const Queue& queue, const BufferView& buffer,
                                  detail::ElementType type, int dest, int tag) {

@@ -1,5 +1,6 @@
 // device_for_rank: the node-local rank indexes the devices of the chosen backend, unless
 // DUALRT_DEVICE names a device for every rank itself.
+#include "agreement.hpp"
 #include "mpi_check.hpp"
 #include "placement.hpp"
 
@@ -58,11 +59,26 @@ Device device_for_rank(MPI_Comm comm, DeviceSharing sharing) {
     if (comm == MPI_COMM_NULL) detail::raise(Errc::invalid_argument, op, "comm is MPI_COMM_NULL");
     int node_size = 1;
     const int node_rank = node_rank_of(comm, node_size);  // collective: before any early return
-    const Selection selection = Selection::from_environment();
-    if (!selection.device.empty()) return select(selection);
-    std::string what;
-    const std::vector<Device> list = candidates(selection, what);
-    return list[detail::device_index_for(node_rank, node_size, list.size(), sharing, what)];
+    int rank = 0;
+    DUALRT_MPI_CHECK(MPI_Comm_rank(comm, &rank), "finding this rank");
+    // Collective: a rank that finds no device of its own makes every rank throw, so none goes on
+    // into calls the failing rank never joins.
+    Device device;
+    detail::agree(
+        comm, op, "rank " + std::to_string(rank),
+        [&] {
+            const Selection selection = Selection::from_environment();
+            if (!selection.device.empty()) {
+                device = select(selection);
+                return;
+            }
+            std::string what;
+            const std::vector<Device> list = candidates(selection, what);
+            device = list[detail::device_index_for(node_rank, node_size, list.size(), sharing,
+                                                   what)];
+        },
+        {});
+    return device;
 }
 
 }  // namespace dualrt::mpi

@@ -6,6 +6,11 @@
 // reply lets the pieces go (piece communicator, tag = sequence number, in order, so MPI's
 // non-overtaking rule matches them to the receives posted in the same order).
 //
+// A rank whose own checks of a send or receive fail (an empty or foreign buffer or queue) throws,
+// and still tells the peer where it can name one (a valid rank and tag): a failed send posts a
+// header carrying its message instead of data, a failed receive answers the header it matches
+// with a refusal carrying its message. So the peer's transfer fails too, instead of waiting.
+//
 // A buffer of up to inline_bytes travels inside the header's message instead (staged senders):
 // one message, whose reply the sender waits for while the receiver already uploads. Halo rows and
 // other small messages then cost one message, not three in turn. Every receive posts room for an
@@ -33,7 +38,9 @@ struct Header {
     std::uint64_t sequence = 0;     // the tag of the reply and the pieces
     std::uint64_t piece_bytes = 0;  // how the sender cuts the buffer
     std::uint64_t inline_data = 0;  // 1: the bytes follow this header in the same message
-    std::uint64_t reserved = 0;
+    // 1: the sender's own checks failed; instead of data, its error message follows (`bytes`
+    // long), and no reply is expected.
+    std::uint64_t sender_failed = 0;
 };
 static_assert(sizeof(Header) == 64, "the header is 64 bytes on every rank");
 // Room a receive posts: a header and an inline buffer.
@@ -44,7 +51,14 @@ struct Reply {
     std::uint64_t bytes = 0;  // what the receiver expected
     std::uint64_t elem_size = 0;
     std::uint64_t type_code = 0;
+    // 1: the receiver's own checks failed; `problem` holds its message (cut to fit).
+    std::uint64_t receiver_failed = 0;
+    char problem[472] = {};
 };
+static_assert(sizeof(Reply) == 512, "the reply is 512 bytes on every rank");
+
+// A failing rank's message as the peer receives it: at most this many bytes.
+inline constexpr std::size_t problem_bytes = 4096;
 
 // "1000 elements of float (4000 bytes)", "12 elements of a 24-byte type (288 bytes)".
 std::string describe(std::uint64_t bytes, std::uint64_t elem_size, std::uint64_t type_code);

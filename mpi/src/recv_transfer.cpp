@@ -7,6 +7,7 @@
 #include "protocol.hpp"
 #include "requests.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -95,6 +96,20 @@ private:
     // Checks the header, answers it, and (accepted) uploads inline data or posts the first
     // receives of the pieces.
     void answer(CommState& comm) {
+        if (header_.magic == header_magic && header_.sender_failed) {
+            // The sender's own checks failed: it expects no reply.
+            const std::size_t length =
+                std::min<std::size_t>(header_.bytes, received_ - std::min(received_, sizeof(Header)));
+            const std::string problem(static_cast<const char*>(static_cast<const void*>(
+                                          message_.data() + sizeof(Header))),
+                                      length);
+            comm.slots.give_back(std::move(message_), Event());
+            raise(Errc::invalid_argument, "dualrt::mpi::Communicator::recv",
+                  comm.describe_self() + " expected " +
+                      describe(bytes_.bytes(), type_.size, type_.code) + " from rank " +
+                      std::to_string(source_) + " with tag " + std::to_string(tag_) +
+                      ", whose send failed its own checks: " + problem);
+        }
         const bool well_formed =
             header_.inline_data ? received_ == sizeof(Header) + header_.bytes
                                 : header_.piece_bytes > 0 && header_.piece_bytes <= max_piece_bytes;
@@ -185,6 +200,56 @@ private:
     std::vector<MPI_Request> requests_;
 };
 
+// A receive whose own checks failed, left behind to answer the header it would have matched with a
+// refusal carrying its message, so that the sender fails too instead of waiting for a reply. One
+// whose sender never comes is cancelled when the communicator goes.
+class FailedRecv final : public Transfer {
+public:
+    FailedRecv(CommState& comm, int source, int tag, const std::string& problem)
+        : message_(comm.slots.take(header_room)) {
+        reply_.receiver_failed = 1;
+        problem.copy(reply_.problem, sizeof reply_.problem - 1);
+        DUALRT_MPI_CHECK(MPI_Irecv(message_.data(), static_cast<int>(header_room), MPI_BYTE,
+                                   source, tag, comm.headers, &header_request_),
+                         "answering a send after a failed receive");
+    }
+
+    bool advance(CommState& comm) override {
+        if (header_request_ != MPI_REQUEST_NULL) {
+            MPI_Status status;
+            int done = 0;
+            DUALRT_MPI_CHECK(MPI_Test(&header_request_, &done, &status),
+                             "answering a send after a failed receive");
+            if (!done) return false;
+            Header header;
+            std::memcpy(&header, message_.data(), sizeof header);
+            comm.slots.give_back(std::move(message_), Event());
+            // A send that failed too expects no answer; anything else that is not a dualrt header
+            // has none to expect either.
+            if (header.magic != header_magic || header.sender_failed) return true;
+            DUALRT_MPI_CHECK(MPI_Isend(&reply_, sizeof reply_, MPI_BYTE, status.MPI_SOURCE,
+                                       static_cast<int>(header.sequence), comm.replies,
+                                       &reply_request_),
+                             "answering a send after a failed receive");
+        }
+        return test_request(reply_request_, "answering a send after a failed receive");
+    }
+
+    // Only while it waits for the header: after that it has a reply in flight to finish.
+    bool cancellable() const noexcept override { return header_request_ != MPI_REQUEST_NULL; }
+    void cancel(CommState& comm) noexcept override {
+        if (header_request_ == MPI_REQUEST_NULL) return;
+        MPI_Cancel(&header_request_);
+        MPI_Wait(&header_request_, MPI_STATUS_IGNORE);
+        comm.slots.give_back(std::move(message_), Event());
+    }
+
+private:
+    Slot message_;
+    Reply reply_;
+    MPI_Request header_request_ = MPI_REQUEST_NULL, reply_request_ = MPI_REQUEST_NULL;
+};
+
 }  // namespace
 
 std::shared_ptr<Transfer> start_recv(CommState& comm, const Queue& queue, const BufferView& buffer,
@@ -192,6 +257,12 @@ std::shared_ptr<Transfer> start_recv(CommState& comm, const Queue& queue, const 
     const char* op = "dualrt::mpi::Communicator::recv";
     comm.check_rank(op, "source", source, MPI_ANY_SOURCE);
     comm.check_tag(op, tag, true);
+    try {
+        comm.check_queue_and_buffer(op, queue, buffer);
+    } catch (const Error& e) {
+        comm.active.push_back(std::make_shared<FailedRecv>(comm, source, tag, e.what()));
+        throw;
+    }
     auto transfer = std::make_shared<RecvTransfer>(comm, queue, buffer, type, source, tag);
     comm.active.push_back(transfer);
     return transfer;

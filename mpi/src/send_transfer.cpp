@@ -8,8 +8,10 @@
 #include "protocol.hpp"
 #include "requests.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace dualrt::mpi::detail {
 namespace {
@@ -161,11 +163,17 @@ private:
             comm.slots.give_back(std::move(slot.host), Event());
         }
         ring_.clear();
+        const std::string sent = comm.describe_self() + " sent " +
+                                 describe(header_.bytes, header_.elem_size, header_.type_code) +
+                                 " to rank " + std::to_string(dest_) + " with tag " +
+                                 std::to_string(tag_);
+        if (reply_.receiver_failed)
+            raise(Errc::invalid_argument, "dualrt::mpi::Communicator::send",
+                  sent + ", whose receive failed its own checks: " +
+                      std::string(reply_.problem, strnlen(reply_.problem, sizeof reply_.problem)));
         raise(Errc::invalid_argument, "dualrt::mpi::Communicator::send",
-              comm.describe_self() + " sent " +
-                  describe(header_.bytes, header_.elem_size, header_.type_code) + " to rank " +
-                  std::to_string(dest_) + " with tag " + std::to_string(tag_) +
-                  ", which expected " + describe(reply_.bytes, reply_.elem_size, reply_.type_code) +
+              sent + ", which expected " +
+                  describe(reply_.bytes, reply_.elem_size, reply_.type_code) +
                   "; both ranks must pass buffers of the same element type and count");
     }
 
@@ -189,6 +197,46 @@ private:
     std::vector<MPI_Request> requests_;
 };
 
+// A send whose own checks failed: its header carries the error message to the receiver instead of
+// data, in its turn among the headers, and expects no reply.
+class FailedSend final : public Transfer {
+public:
+    FailedSend(CommState& comm, int dest, int tag, const std::string& problem)
+        : dest_(dest), tag_(tag), message_(sizeof(Header) + std::min(problem.size(), problem_bytes)) {
+        Header header;
+        header.bytes = message_.size() - sizeof(Header);
+        header.sequence = static_cast<std::uint64_t>(comm.next_sequence());
+        header.sender_failed = 1;
+        std::memcpy(message_.data(), &header, sizeof header);
+        std::memcpy(message_.data() + sizeof header, problem.data(), header.bytes);
+        ticket_ = comm.take_header_ticket();
+    }
+
+    void abandoned(CommState& comm) noexcept override {
+        if (!posted_) comm.header_skipped(ticket_);
+    }
+
+    bool advance(CommState& comm) override {
+        if (!posted_) {
+            if (!comm.may_post_header(ticket_)) return false;
+            DUALRT_MPI_CHECK(MPI_Isend(message_.data(), static_cast<int>(message_.size()),
+                                       MPI_BYTE, dest_, tag_, comm.headers, &request_),
+                             "telling rank " + std::to_string(dest_) + " that a send failed");
+            posted_ = true;
+            comm.header_posted();
+        }
+        return test_request(request_, "telling rank " + std::to_string(dest_) +
+                                          " that a send failed");
+    }
+
+private:
+    int dest_, tag_;
+    std::vector<char> message_;
+    std::uint64_t ticket_ = 0;
+    bool posted_ = false;
+    MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
 }  // namespace
 
 std::shared_ptr<Transfer> start_send(CommState& comm, const Queue& queue, const BufferView& buffer,
@@ -196,6 +244,12 @@ std::shared_ptr<Transfer> start_send(CommState& comm, const Queue& queue, const 
     const char* op = "dualrt::mpi::Communicator::send";
     comm.check_rank(op, "destination", dest, 0);
     comm.check_tag(op, tag, false);
+    try {
+        comm.check_queue_and_buffer(op, queue, buffer);
+    } catch (const Error& e) {
+        comm.active.push_back(std::make_shared<FailedSend>(comm, dest, tag, e.what()));
+        throw;
+    }
     auto transfer = std::make_shared<SendTransfer>(comm, queue, buffer, type, dest, tag);
     comm.active.push_back(transfer);
     return transfer;

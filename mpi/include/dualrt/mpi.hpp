@@ -46,7 +46,8 @@ enum class DeviceSharing {
 /// Otherwise the rank's node-local rank (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)) indexes the
 /// devices of the backend DUALRT_BACKEND names, or with "auto" (the default) of CUDA when it is
 /// available, else of OpenCL (its GPUs where there are any, else all its devices).
-/// Collective over `comm`.
+/// Collective over `comm`: where any rank fails to get a device, every rank throws (that rank
+/// its own error, the others one of the same kind naming it).
 /// @throws Error Errc::invalid_argument when a node has more ranks than devices and `sharing`
 ///         forbids sharing (naming both counts); Errc::unavailable when MPI is not initialised or
 ///         no backend has devices; what dualrt::select() throws for bad DUALRT_* values.
@@ -146,14 +147,15 @@ private:
 };
 
 /// Device buffers between the ranks of an MPI communicator. Each rank makes one with its own
-/// device. The communicator is duplicated (MPI_Comm_dup, three times: headers, pieces, replies),
-/// so dualrt's messages never match the application's own, and its errors are returned, not
-/// fatal (MPI_ERRORS_RETURN on the duplicates).
+/// device. The communicator is duplicated (MPI_Comm_dup: headers, pieces, replies, and native()
+/// for the application), so dualrt's messages never match the application's own, and its errors
+/// are returned, not fatal (MPI_ERRORS_RETURN on the duplicates).
 ///
-/// Every transfer of a buffer first checks that both ends agree on the element count, size and
-/// type (a header and a reply between the two ranks, or an allreduce for collectives); when they
-/// do not, both ranks throw an Error naming both sides, nothing hangs, and the communicator stays
-/// usable.
+/// A mistake on one rank is an Error on every rank the call involves (docs/mpi.md, "Errors reach
+/// every rank"): collectives run an agreement step that carries each rank's own checks and
+/// compares the element count, size and type; a send and its receive exchange a header and a
+/// reply, and a rank whose own checks fail tells its peer. Nothing hangs, and the communicator
+/// stays usable. A rank or tag out of range names no peer: it throws on the calling rank only.
 ///
 /// Ordering: a transfer runs after the work enqueued on the given queue before the call. A
 /// blocking call returns when the transfer is complete and (receiving) the data is in the device
@@ -161,7 +163,8 @@ private:
 /// initialised (any thread level) and not finalised; destroy Communicators before MPI_Finalize.
 class Communicator {
 public:
-    /// Duplicates `comm` for `device`'s transfers. Collective over `comm`.
+    /// Duplicates `comm` for `device`'s transfers. Collective over `comm`: an empty device or bad
+    /// options on any rank throw on every rank.
     /// @throws Error Errc::unavailable when MPI is not initialised or already finalised;
     ///         Errc::invalid_argument for an empty device, MPI_COMM_NULL or bad options
     explicit Communicator(Device device, MPI_Comm comm = MPI_COMM_WORLD,
@@ -174,7 +177,9 @@ public:
     int size() const;            ///< the number of ranks
     const Device& device() const;  ///< this rank's device
     Transport transport() const;  ///< how this rank moves device buffers
-    MPI_Comm native() const;  ///< the duplicate that carries headers (for the application's use)
+    /// A duplicate of the communicator given, for the application's own messages: dualrt sends
+    /// nothing on it. Freed with the Communicator.
+    MPI_Comm native() const;
 
     /// Sends `buffer` to rank `dest` with `tag` (0 to MPI_TAG_UB) after the work enqueued on
     /// `queue` so far. The buffer must not be written until the request's Event (wait()).
