@@ -5,7 +5,9 @@
 // automatic chunking: test_pipeline_auto.cpp.
 #include "support.hpp"
 
+#include <future>
 #include <stdexcept>
+#include <thread>
 
 namespace {
 
@@ -212,6 +214,63 @@ TEST_CASE("pipeline: an exception from the compute function drains the queues an
         pipeline.run(input, output, again);
         CHECK(test::differences(output, expected) == "");
     }
+}
+
+TEST_CASE("pipeline: run() entered again during a run is an error, and the run goes on unharmed") {
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    dualrt::PipelineOptions options;
+    options.chunking = dualrt::Chunking::count(8);
+    dualrt::Pipeline pipeline(test::device(), options);
+    const std::size_t n = 8 * 4096;
+    const auto input = rnd.floats(n);
+    const auto expected = reference(input);
+    std::vector<float> output(n, test::poison_float()), other(n, test::poison_float());
+    const std::string already = "this Pipeline is already running";
+    SUBCASE("from its own compute function") {
+        BusyChunk busy;
+        std::string inner;
+        pipeline.run(input, output, [&](dualrt::Chunk<float, float>& chunk) {
+            if (chunk.index == 2) {
+                try {
+                    pipeline.run(input, other, BusyChunk{});
+                } catch (const dualrt::Error& e) {
+                    CHECK(e.errc() == dualrt::Errc::invalid_argument);
+                    inner = e.what();
+                }
+            }
+            busy(chunk);
+        });
+        CHECK(test::contains(inner, already));
+    }
+    SUBCASE("from another thread") {
+        std::promise<void> running, tried;
+        std::future<void> may_finish = tried.get_future();
+        std::thread first([&] {
+            BusyChunk busy;
+            pipeline.run(input, output, [&](dualrt::Chunk<float, float>& chunk) {
+                if (chunk.index == 0) {
+                    running.set_value();
+                    may_finish.wait();
+                }
+                busy(chunk);
+            });
+        });
+        running.get_future().wait();
+        std::string second;
+        try {
+            pipeline.run(input, other, BusyChunk{});
+        } catch (const dualrt::Error& e) {
+            second = e.what();
+        }
+        tried.set_value();
+        first.join();
+        CHECK(test::contains(second, already));
+    }
+    CHECK(test::differences(output, expected) == "");
+    // Usable again once the run is over.
+    pipeline.run(input, other, BusyChunk{});
+    CHECK(test::differences(other, expected) == "");
 }
 
 TEST_CASE("pipeline: the report and the timeline add up when every chunk is timed") {

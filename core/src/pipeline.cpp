@@ -9,6 +9,7 @@
 #include "pipeline_drivers.hpp"
 #include "pipeline_one_device.hpp"
 
+#include <atomic>
 #include <chrono>
 
 namespace dualrt {
@@ -64,6 +65,9 @@ struct Pipeline::State {
     // Runs: `one` with one device, `several` (which took `one` over for the first) beyond.
     std::unique_ptr<detail::OneDevicePipeline> one;
     std::unique_ptr<detail::DeviceDrivers> several;
+    // Set while a run is in progress: a second run of the same Pipeline (from its own compute
+    // function or another thread) would reuse the buffers and queues the first is using.
+    std::atomic<bool> running{false};
 };
 
 Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_unique<State>()) {
@@ -117,6 +121,16 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
                                     const Halo& halo, const ChunkFunction& compute) {
     const auto started = std::chrono::steady_clock::now();
     State& s = *state_;
+    if (s.running.exchange(true))
+        detail::raise_argument(
+            "Pipeline::run",
+            "this Pipeline is already running (run() was called from its own compute function or "
+            "from another thread during a run); expected one run at a time per Pipeline: use a "
+            "second Pipeline to run two jobs at once");
+    struct RunEnds {
+        std::atomic<bool>& running;
+        ~RunEnds() { running = false; }
+    } run_ends{s.running};
     PipelineReport report =
         s.several ? s.several->run(inputs, input_count, outputs, output_count, halo, compute,
                                    started)

@@ -81,8 +81,9 @@ struct PipelineOptions {
 
 /// Runs chunked jobs on one device. Create once and reuse: the queues, device buffers and pinned
 /// staging buffers are kept between runs, and automatic chunking plans each run from what the
-/// earlier runs measured. One run at a time per Pipeline (run() is not re-entrant); separate
-/// Pipelines may run concurrently.
+/// earlier runs measured. One run at a time per Pipeline: run() called again during a run (from
+/// its compute function or another thread) throws Errc::invalid_argument and leaves the run in
+/// progress unharmed; separate Pipelines may run concurrently.
 ///
 /// @code{.cpp}
 /// dualrt::Pipeline pipeline(device);
@@ -151,7 +152,8 @@ public:
     ///                chunk order, on the calling thread
     /// @return what the run measured
     /// @throws Error Errc::invalid_argument when the arrays differ in length, a pointer is null,
-    ///         the halo or chunk size does not fit the arrays, or in_place does not fit them
+    ///         the halo or chunk size does not fit the arrays, in_place does not fit them, or
+    ///         this Pipeline is already running
     template <typename... I, typename... O, typename Fn>
     PipelineReport run(const Inputs<I...>& in, const Outputs<O...>& out, Fn&& compute) {
         return run_erased(in.sides().data(), sizeof...(I), out.sides().data(), sizeof...(O),
