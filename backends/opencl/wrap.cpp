@@ -168,7 +168,8 @@ std::shared_ptr<backend::BufferImpl> DeviceImpl::wrap_buffer(NativeHandle handle
     const std::size_t size = CL_CHECK(probe.getInfo<CL_MEM_SIZE>(), where);
     if (bytes > size)
         raise_wrong_handle("clGetMemObjectInfo(CL_MEM_SIZE)", CL_SUCCESS, where,
-                           detail::format_bytes(bytes) + " reach past the buffer, whose CL_MEM_SIZE is " +
+                           detail::format_bytes(bytes) +
+                               " reach past the buffer, whose CL_MEM_SIZE is " +
                                std::to_string(size) + " bytes",
                            Errc::out_of_range);
     return std::make_shared<BufferImpl>(self(), keep(probe, ownership), bytes,

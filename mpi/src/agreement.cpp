@@ -52,6 +52,7 @@ std::vector<std::int64_t> agree_after(MPI_Comm comm, const char* operation,
     int rank = 0, size = 1;
     DUALRT_MPI_CHECK(MPI_Comm_rank(comm, &rank), std::string(operation) + ": finding this rank");
     DUALRT_MPI_CHECK(MPI_Comm_size(comm, &size), std::string(operation) + ": counting the ranks");
+    const std::string me = self.empty() ? "rank " + std::to_string(rank) : self;
     // One MPI_MAX allreduce: the first failing rank as size - rank (0: none failed), then each
     // value and its negation (their maxima give every value's range).
     std::vector<std::int64_t> all{failure ? size - rank : 0};
@@ -68,7 +69,7 @@ std::vector<std::int64_t> agree_after(MPI_Comm comm, const char* operation,
         if (failure) std::rethrow_exception(failure);
         raise(shared.errc, operation,
               "rank " + std::to_string(first) + " failed its checks of this collective call, so " +
-                  "no rank went on (" + self + " passed them): " + shared.message);
+                  "no rank went on (" + me + " passed them): " + shared.message);
     }
     std::vector<std::int64_t> settled;
     std::string disagreement;
@@ -81,7 +82,7 @@ std::vector<std::int64_t> agree_after(MPI_Comm comm, const char* operation,
     }
     if (!disagreement.empty())
         raise(Errc::invalid_argument, operation,
-              "the ranks disagree: " + disagreement + " (" + self +
+              "the ranks disagree: " + disagreement + " (" + me +
                   (passed.empty() ? "" : " passed " + passed) +
                   "); every rank must pass the same arguments");
     return settled;

@@ -30,8 +30,8 @@ struct Agreed {
 //     kind naming the first failing rank and its message (broadcast from it);
 //   - where a `same` value differs: Errc::invalid_argument naming each value's range and what this
 //     rank passed (`passed`, e.g. "1000 elements of float (4000 bytes)").
-// `self` names this rank in messages ("rank 2 (opencl device 1 '...')"). Returns the values
-// settled, in the order given.
+// `self` names this rank in messages ("rank 2 (opencl device 1 '...')"; empty: "rank 2").
+// Returns the values settled, in the order given.
 template <typename Checks>
 std::vector<std::int64_t> agree(MPI_Comm comm, const char* operation, const std::string& self,
                                 Checks&& checks, const std::vector<Agreed>& values,

@@ -25,6 +25,12 @@ void free_communicator(MPI_Comm& comm) {
 
 }  // namespace
 
+std::string describe(const Device& device) {
+    const auto& info = device.info();
+    return std::string(to_string(info.backend)) + " device " + std::to_string(info.index) + " '" +
+           info.name + "'";
+}
+
 CommState::CommState(Device device_, MPI_Comm comm, const CommunicatorOptions& options_)
     : device(std::move(device_)), options(options_), slots(device) {
     transport = choose_transport(device, options);
@@ -145,25 +151,20 @@ void CommState::check_queue_and_buffer(const char* operation, const Queue& queue
         raise(Errc::invalid_argument, operation, "the Queue is empty (default-constructed)");
     if (!buffer.valid())
         raise(Errc::invalid_argument, operation, "the Buffer is empty (default-constructed)");
-    const auto on = [](const Device& other) {
-        const auto& info = other.info();
-        return std::string(to_string(info.backend)) + " device " + std::to_string(info.index) +
-               " '" + info.name + "'";
-    };
     if (queue.device() != device)
         raise(Errc::invalid_argument, operation,
-              "the Queue is of " + on(queue.device()) + "; expected a queue of this rank's " +
-                  "device, " + on(device) + " (the Communicator's)");
+              "the Queue is of " + describe(queue.device()) +
+                  "; expected a queue of this rank's device, " + describe(device) +
+                  " (the Communicator's)");
     if (buffer.device() != device)
         raise(Errc::invalid_argument, operation,
-              "the Buffer is on " + on(buffer.device()) + "; expected a buffer on this rank's " +
-                  "device, " + on(device) + " (the Communicator's)");
+              "the Buffer is on " + describe(buffer.device()) +
+                  "; expected a buffer on this rank's device, " + describe(device) +
+                  " (the Communicator's)");
 }
 
 std::string CommState::describe_self() const {
-    const auto& info = device.info();
-    return "rank " + std::to_string(rank) + " (" + to_string(info.backend) + " device " +
-           std::to_string(info.index) + " '" + info.name + "')";
+    return "rank " + std::to_string(rank) + " (" + describe(device) + ")";
 }
 
 }  // namespace dualrt::mpi::detail

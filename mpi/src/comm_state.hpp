@@ -89,6 +89,9 @@ private:
     std::set<std::uint64_t> skipped_tickets_;
 };
 
+// "opencl device 1 'pthread-...'": a device in error messages.
+std::string describe(const Device& device);
+
 // A send or receive of `buffer` (bytes, whatever the element type), registered as active.
 std::shared_ptr<Transfer> start_send(CommState& comm, const Queue& queue, const BufferView& buffer,
                                      const ElementType& type, int dest, int tag);

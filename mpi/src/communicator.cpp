@@ -23,12 +23,10 @@ Communicator::Communicator(Device device, MPI_Comm comm, CommunicatorOptions opt
     const char* op = "dualrt::mpi::Communicator";
     detail::require_mpi(op);
     if (comm == MPI_COMM_NULL) detail::raise(Errc::invalid_argument, op, "comm is MPI_COMM_NULL");
-    int rank = 0;
-    DUALRT_MPI_CHECK(MPI_Comm_rank(comm, &rank), "finding this rank");
     // Collective: a rank whose arguments are wrong makes every rank throw, before any of them
     // duplicates the communicator (which the failing rank would never join).
     detail::agree(
-        comm, op, "rank " + std::to_string(rank),
+        comm, op, "",
         [&] {
             if (!device.valid()) detail::raise(Errc::invalid_argument, op, "the Device is empty");
             if (options.piece_bytes < 4096 || options.piece_bytes > (std::size_t(1) << 30))

@@ -59,13 +59,11 @@ Device device_for_rank(MPI_Comm comm, DeviceSharing sharing) {
     if (comm == MPI_COMM_NULL) detail::raise(Errc::invalid_argument, op, "comm is MPI_COMM_NULL");
     int node_size = 1;
     const int node_rank = node_rank_of(comm, node_size);  // collective: before any early return
-    int rank = 0;
-    DUALRT_MPI_CHECK(MPI_Comm_rank(comm, &rank), "finding this rank");
     // Collective: a rank that finds no device of its own makes every rank throw, so none goes on
     // into calls the failing rank never joins.
     Device device;
     detail::agree(
-        comm, op, "rank " + std::to_string(rank),
+        comm, op, "",
         [&] {
             const Selection selection = Selection::from_environment();
             if (!selection.device.empty()) {

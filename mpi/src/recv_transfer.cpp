@@ -98,8 +98,8 @@ private:
     void answer(CommState& comm) {
         if (header_.magic == header_magic && header_.sender_failed) {
             // The sender's own checks failed: it expects no reply.
-            const std::size_t length =
-                std::min<std::size_t>(header_.bytes, received_ - std::min(received_, sizeof(Header)));
+            const std::size_t carried = received_ - std::min(received_, sizeof(Header));
+            const std::size_t length = std::min<std::size_t>(header_.bytes, carried);
             const std::string problem(static_cast<const char*>(static_cast<const void*>(
                                           message_.data() + sizeof(Header))),
                                       length);

@@ -202,7 +202,8 @@ private:
 class FailedSend final : public Transfer {
 public:
     FailedSend(CommState& comm, int dest, int tag, const std::string& problem)
-        : dest_(dest), tag_(tag), message_(sizeof(Header) + std::min(problem.size(), problem_bytes)) {
+        : dest_(dest), tag_(tag),
+          message_(sizeof(Header) + std::min(problem.size(), problem_bytes)) {
         Header header;
         header.bytes = message_.size() - sizeof(Header);
         header.sequence = static_cast<std::uint64_t>(comm.next_sequence());

@@ -6,6 +6,9 @@
 
 #include <dualrt/mpi.hpp>
 
+#include <functional>
+#include <string>
+
 namespace test {
 
 // The device of this rank, from dualrt::mpi::device_for_rank in main().
@@ -20,6 +23,19 @@ inline int world_size() {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     return size;
+}
+
+// The rank this one exchanges with: its neighbour in pairs (0-1, 2-3, ...), itself when alone.
+inline int partner(int rank, int size) { return size == 1 ? 0 : rank ^ 1; }
+
+// Runs `body`; returns the message of the dualrt::Error it threw ("" when none).
+inline std::string error_of(const std::function<void()>& body) {
+    try {
+        body();
+    } catch (const dualrt::Error& e) {
+        return e.what();
+    }
+    return {};
 }
 
 // A fresh seed per call, the same on every rank (rank 0 draws it).

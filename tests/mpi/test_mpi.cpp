@@ -8,13 +8,14 @@
 #include "../../mpi/src/placement.hpp"
 
 #include <algorithm>
-#include <functional>
 
 namespace {
 
 using dualrt::mpi::Communicator;
 using dualrt::mpi::CommunicatorOptions;
 using dualrt::mpi::ReduceOp;
+using test::error_of;
+using test::partner;
 
 // Small pieces, so that a few hundred KiB already make several pieces and reuse every slot.
 CommunicatorOptions small_pieces() {
@@ -24,7 +25,6 @@ CommunicatorOptions small_pieces() {
     return options;
 }
 
-int partner(int rank, int size) { return size == 1 ? 0 : rank ^ 1; }
 
 template <typename T>
 dualrt::Buffer<T> device_copy(dualrt::Queue& queue, const std::vector<T>& host) {
@@ -40,15 +40,6 @@ std::vector<T> host_copy(dualrt::Queue& queue, const dualrt::Buffer<T>& buffer) 
     return host;
 }
 
-// Both ranks run `body`; returns the error message it threw ("" when none).
-std::string error_of(const std::function<void()>& body) {
-    try {
-        body();
-    } catch (const dualrt::Error& e) {
-        return e.what();
-    }
-    return {};
-}
 
 }  // namespace
 

@@ -8,24 +8,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <thread>
-#include <functional>
 
 namespace {
 
 using dualrt::mpi::Communicator;
 using dualrt::mpi::CommunicatorOptions;
 using dualrt::mpi::ReduceOp;
-
-int partner(int rank, int size) { return size == 1 ? 0 : rank ^ 1; }
-
-std::string error_of(const std::function<void()>& body) {
-    try {
-        body();
-    } catch (const dualrt::Error& e) {
-        return e.what();
-    }
-    return {};
-}
+using test::error_of;
+using test::partner;
 
 // Whether this rank is one of those that get the argument wrong.
 bool wrong_here(bool every_rank, int rank) { return every_rank || rank == 0; }
