@@ -30,6 +30,7 @@ install(TARGETS dualrt EXPORT dualrtTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/dualrt
+                  ${PROJECT_SOURCE_DIR}/pipeline/include/dualrt
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${PROJECT_BINARY_DIR}/core/include/dualrt/version.hpp

@@ -1,6 +1,6 @@
 // The host copy behind staged copies: streaming stores and the worker pool give memcpy's result
 // at every size and alignment, also from several threads at once and in long streams of jobs.
-#include "parallel_copy.hpp"
+#include "support/parallel_copy.hpp"
 
 #include <doctest/doctest.h>
 

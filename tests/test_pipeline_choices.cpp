@@ -1,9 +1,9 @@
 // What a Pipeline chooses from its runs, without a device: over several devices, every device
 // or the fastest alone (MixChoice), and how many lanes a layout's runs use (choose_lanes).
-#include "pipeline_dispatch.hpp"
-#include "pipeline_lanes.hpp"
-#include "pipeline_model.hpp"
-#include "pipeline_timing.hpp"
+#include "chunk_dealer.hpp"
+#include "lane_choice.hpp"
+#include "stage_model.hpp"
+#include "run_timing.hpp"
 
 #include <doctest/doctest.h>
 

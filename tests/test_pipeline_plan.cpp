@@ -1,11 +1,11 @@
 // Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
 // simulated time of a plan and the plan automatic chunking picks from its stage model (the
 // model's fit itself: test_pipeline_model.cpp).
-#include "pipeline_auto.hpp"
-#include "pipeline_model.hpp"
-#include "pipeline_plan.hpp"
-#include "pipeline_simulate.hpp"
-#include "pipeline_timing.hpp"
+#include "automatic_chunking.hpp"
+#include "stage_model.hpp"
+#include "chunk_extents.hpp"
+#include "plan_simulation.hpp"
+#include "run_timing.hpp"
 
 #include <dualrt/error.hpp>
 

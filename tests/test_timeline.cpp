@@ -1,11 +1,11 @@
-// Device-free tests of the timeline export: Timelines built by hand, written as Chrome trace JSON
-// (parsed back with nlohmann/json) and as SVG (parsed back with tinyxml2), the files they write,
-// and Trace's bookkeeping and argument checks over the in-process fake backend.
+// Device-free tests of the timeline export: Timelines built by hand, checked and written as Chrome
+// trace JSON (parsed back with nlohmann/json), the file it writes, and Trace's bookkeeping and
+// argument checks over the in-process fake backend.
 #include "fake_backend.hpp"
 #include "support.hpp"
+#include "timeline_support.hpp"
 
 #include <nlohmann/json.hpp>
-#include <tinyxml2.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -17,38 +17,10 @@
 #include <sstream>
 
 using dualrt::Errc;
-using dualrt::Timeline;
-using dualrt::TraceSpan;
 using nlohmann::json;
+using namespace timeline_test;
 
 namespace {
-
-TraceSpan span(std::size_t track, std::string name, std::string category, double start,
-               double end) {
-    TraceSpan s;
-    s.track = track;
-    s.name = std::move(name);
-    s.category = std::move(category);
-    s.start_ms = start;
-    s.end_ms = end;
-    return s;
-}
-
-// Names with every character XML and JSON treat specially, and some UTF-8.
-const std::string tricky = "a<&>\"b'c\\d\te \xCE\xA9";
-
-// Two queues of a small pipeline plus a third track with awkward names.
-Timeline sample_timeline() {
-    Timeline t;
-    t.tracks = {"upload queue", "compute queue", "odd " + tricky};
-    t.spans = {span(0, "upload 0", "upload", 0.0, 1.25),
-               span(1, "compute 0", "compute", 1.25, 3.5),
-               span(0, "upload 1", "upload", 1.25, 2.5),
-               span(1, "compute 1", "compute", 3.5, 5.75),
-               span(2, "download 0", "download", 3.5, 4.0),
-               span(2, tricky, "mine <&>", 4.0, 4.0)};  // zero length, own category
-    return t;
-}
 
 // ---- JSON -------------------------------------------------------------------------------------
 
@@ -69,69 +41,6 @@ std::vector<json> events_with(const json& document, const std::string& ph,
         if (event.at("ph") == ph && (name.empty() || event.at("name") == name))
             out.push_back(event);
     return out;
-}
-
-// ---- SVG --------------------------------------------------------------------------------------
-
-struct Svg {
-    tinyxml2::XMLDocument document;
-    const tinyxml2::XMLElement* root = nullptr;
-};
-
-void parse_svg(const std::string& text, Svg& svg) {
-    const auto error = svg.document.Parse(text.c_str(), text.size());
-    REQUIRE_MESSAGE(error == tinyxml2::XML_SUCCESS,
-                    "svg() is not well-formed XML: " << svg.document.ErrorStr());
-    svg.root = svg.document.RootElement();
-    REQUIRE(svg.root != nullptr);
-}
-
-// Every element named `name` (and of class `cls`, when given) below `parent`, in document order.
-void collect(const tinyxml2::XMLElement* parent, const char* name, const char* cls,
-             std::vector<const tinyxml2::XMLElement*>& out) {
-    for (auto* child = parent->FirstChildElement(); child; child = child->NextSiblingElement()) {
-        const char* child_class = child->Attribute("class");
-        if (std::string(child->Name()) == name &&
-            (cls == nullptr || (child_class != nullptr && std::string(child_class) == cls)))
-            out.push_back(child);
-        collect(child, name, cls, out);
-    }
-}
-
-std::vector<const tinyxml2::XMLElement*> elements(const Svg& svg, const char* name,
-                                                  const char* cls = nullptr) {
-    std::vector<const tinyxml2::XMLElement*> out;
-    collect(svg.root, name, cls, out);
-    return out;
-}
-
-std::string text_of(const tinyxml2::XMLElement* element) {
-    const char* text = element->GetText();
-    return text ? text : "";
-}
-
-// ---- files ------------------------------------------------------------------------------------
-
-// A fresh path in the temporary folder, removed when the test is done.
-struct TempPath {
-    std::filesystem::path path;
-    explicit TempPath(const char* suffix) {
-        static int counter = 0;
-        std::random_device random;
-        path = std::filesystem::temp_directory_path() /
-               ("dualrt-timeline-" + std::to_string(random()) + "-" +
-                std::to_string(++counter) + suffix);
-    }
-    ~TempPath() {
-        std::error_code ignored;
-        std::filesystem::remove(path, ignored);
-    }
-};
-
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE_MESSAGE(in.good(), "cannot read back " << path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -205,164 +114,23 @@ TEST_CASE("timeline: chrome_json of an empty timeline and of malformed UTF-8 is 
     CHECK(events_with(document, "M", "thread_name").size() == 1);
 }
 
-TEST_CASE("timeline: exporters refuse spans that no viewer could show") {
+TEST_CASE("timeline: check and the exporter refuse spans that no viewer could show") {
     Timeline t;
     t.tracks = {"only"};
     t.spans = {span(0, "fine", "c", 0.0, 1.0), span(3, "lost", "c", 0.0, 1.0)};
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "span 1 ('lost') is on track 3", t.chrome_json());
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "the timeline has 1 tracks", t.svg());
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "the timeline has 1 tracks", t.check());
 
     t.spans = {span(0, "backwards", "c", 2.0, 1.0)};
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "ends before it starts", t.chrome_json());
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "ends before it starts", t.svg());
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "ends before it starts", t.check());
 
     t.spans = {span(0, "nan", "c", 0.0, std::nan(""))};
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "not a finite number", t.chrome_json());
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "not a finite number", t.svg());
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "not a finite number", t.check());
 }
 
-TEST_CASE("timeline: svg is well-formed SVG 1.1 with a lane per track and a rect per span") {
-    const Timeline t = sample_timeline();
-    const std::string text = t.svg();
-    Svg svg;
-    parse_svg(text, svg);
-
-    CHECK(std::string(svg.root->Name()) == "svg");
-    CHECK(std::string(svg.root->Attribute("xmlns")) == "http://www.w3.org/2000/svg");
-    CHECK(std::string(svg.root->Attribute("version")) == "1.1");
-    const double width = svg.root->DoubleAttribute("width");
-    const double height = svg.root->DoubleAttribute("height");
-    CHECK(width > 0.0);
-    CHECK(height > 0.0);
-    std::istringstream view_box(svg.root->Attribute("viewBox"));
-    double vx = -1, vy = -1, vw = -1, vh = -1;
-    view_box >> vx >> vy >> vw >> vh;
-    CHECK(vx == 0.0);
-    CHECK(vy == 0.0);
-    CHECK(vw == width);
-    CHECK(vh == height);
-
-    const auto title = elements(svg, "text", "title");
-    REQUIRE(title.size() == 1);
-    CHECK(test::contains(text_of(title[0]), "6 spans on 3 tracks"));
-
-    // One lane label per track, in order, with its name (escaped in the file, intact parsed).
-    const auto labels = elements(svg, "text", "track");
-    REQUIRE(labels.size() == t.tracks.size());
-    for (std::size_t track = 0; track < t.tracks.size(); ++track)
-        CHECK(text_of(labels[track]) == t.tracks[track]);
-
-    // Rectangles: one background, one lane per track, one per span, one legend swatch per
-    // category -- nothing else.
-    const auto spans = elements(svg, "rect", "span");
-    REQUIRE(spans.size() == t.spans.size());
-    CHECK(elements(svg, "rect", "background").size() == 1);
-    CHECK(elements(svg, "rect", "lane").size() == t.tracks.size());
-    CHECK(elements(svg, "rect", "swatch").size() == 4);  // upload, compute, download, mine <&>
-    CHECK(elements(svg, "rect").size() == 1 + t.tracks.size() + t.spans.size() + 4);
-
-    // Each span rect lies inside the picture, has a width (a zero-length span too) and a tooltip
-    // naming it with its times.
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-        CAPTURE(i);
-        const auto* rect = spans[i];
-        CHECK(rect->DoubleAttribute("x") >= 0.0);
-        CHECK(rect->DoubleAttribute("x") + rect->DoubleAttribute("width") <= width);
-        CHECK(rect->DoubleAttribute("width") > 0.0);
-        CHECK(rect->DoubleAttribute("y") + rect->DoubleAttribute("height") <= height);
-        const auto* tooltip = rect->FirstChildElement("title");
-        REQUIRE(tooltip != nullptr);
-        CHECK(text_of(tooltip).rfind(t.spans[i].name + ": ", 0) == 0);
-        CHECK(test::contains(text_of(tooltip), " ms ("));
-    }
-    CHECK(text_of(spans[1]->FirstChildElement("title")) ==
-          "compute 0: 1.25\xE2\x80\x93" "3.5 ms (2.25 ms)");
-    // Spans on one lane share a y; later starts lie further right.
-    CHECK(spans[0]->DoubleAttribute("y") == spans[2]->DoubleAttribute("y"));
-    CHECK(spans[0]->DoubleAttribute("y") < spans[1]->DoubleAttribute("y"));
-    CHECK(spans[2]->DoubleAttribute("x") > spans[0]->DoubleAttribute("x"));
-
-    // "<&>" reach the file as entities, never raw.
-    CHECK(test::contains(text, "a&lt;&amp;&gt;&quot;b&apos;c"));
-    CHECK_FALSE(test::contains(text, "a<&>"));
-}
-
-TEST_CASE("timeline: svg colours by category, fixed for the usual stages, with a legend") {
-    const Timeline t = sample_timeline();
-    Svg svg;
-    parse_svg(t.svg(), svg);
-    const auto spans = elements(svg, "rect", "span");
-    REQUIRE(spans.size() == t.spans.size());
-    std::map<std::string, std::set<std::string>> fills;  // category -> fills used
-    for (std::size_t i = 0; i < spans.size(); ++i)
-        fills[t.spans[i].category].insert(spans[i]->Attribute("fill"));
-    std::set<std::string> distinct;
-    for (const auto& [category, used] : fills) {
-        CAPTURE(category);
-        CHECK(used.size() == 1);  // one colour per category
-        distinct.insert(*used.begin());
-    }
-    CHECK(distinct.size() == fills.size());  // and a different one for each
-    CHECK(*fills["upload"].begin() == "#4c78a8");
-    CHECK(*fills["compute"].begin() == "#f58518");
-    CHECK(*fills["download"].begin() == "#54a24b");
-
-    // The legend lists each category once, in order of first appearance, in its colour.
-    const auto names = elements(svg, "text", "category");
-    const auto swatches = elements(svg, "rect", "swatch");
-    REQUIRE(names.size() == 4);
-    REQUIRE(swatches.size() == 4);
-    const std::vector<std::string> expected = {"upload", "compute", "download", "mine <&>"};
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-        CHECK(text_of(names[i]) == expected[i]);
-        CHECK(*fills[expected[i]].begin() == swatches[i]->Attribute("fill"));
-    }
-}
-
-TEST_CASE("timeline: svg time axis ticks are 1, 2 or 5 x 10^k ms and cover the spans") {
-    const double durations[] = {5.75, 0.0123, 1.0, 987.0, 3.0e4, 1e-9, 1e15};
-    for (const double duration : durations) {
-        CAPTURE(duration);
-        Timeline t;
-        t.tracks = {"q"};
-        t.spans = {span(0, "s", "c", duration / 3.0, duration)};
-        Svg svg;
-        parse_svg(t.svg(), svg);
-        const auto ticks = elements(svg, "text", "tick");
-        REQUIRE(ticks.size() >= 3);
-        CHECK(ticks.size() <= 22);
-        std::vector<double> values;
-        for (const auto* tick : ticks) values.push_back(std::stod(text_of(tick)));
-        CHECK(values.front() == 0.0);
-        CHECK(values.back() >= duration * (1.0 - 1e-9));
-        const double step = values[1] - values[0];
-        const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
-        CAPTURE(step);
-        CHECK((std::abs(mantissa - 1.0) < 1e-6 || std::abs(mantissa - 2.0) < 1e-6 ||
-               std::abs(mantissa - 5.0) < 1e-6));
-        for (std::size_t i = 1; i < values.size(); ++i)
-            CHECK(values[i] - values[i - 1] == doctest::Approx(step));
-    }
-}
-
-TEST_CASE("timeline: svg of an empty timeline draws the axis only") {
-    Svg svg;
-    parse_svg(Timeline{}.svg(), svg);
-    CHECK(elements(svg, "rect", "span").empty());
-    CHECK(elements(svg, "text", "track").empty());
-    CHECK(elements(svg, "rect").size() == 1);  // the background
-    CHECK(elements(svg, "text", "tick").size() >= 2);
-    CHECK(elements(svg, "line").size() >= 2);
-
-    Timeline tracks_only;  // named lanes without spans
-    tracks_only.tracks = {"a", "b"};
-    Svg lanes;
-    parse_svg(tracks_only.svg(), lanes);
-    CHECK(elements(lanes, "text", "track").size() == 2);
-    CHECK(elements(lanes, "rect", "span").empty());
-}
-
-TEST_CASE("timeline: thousands of spans export to both formats") {
+TEST_CASE("timeline: thousands of spans export") {
     Timeline t;
     t.tracks = {"upload", "compute", "download"};
     const char* categories[] = {"upload", "compute", "download"};
@@ -373,34 +141,23 @@ TEST_CASE("timeline: thousands of spans export to both formats") {
             t.spans.push_back(span(stage, std::string(categories[stage]) + " " + std::to_string(c),
                                    categories[stage], start, start + 0.01));
         }
-    Svg svg;
-    parse_svg(t.svg(), svg);
-    CHECK(elements(svg, "rect", "span").size() == t.spans.size());
-    CHECK(elements(svg, "text", "track").size() == 3);
     const json document = parse_json(t.chrome_json());
     CHECK(events_with(document, "X").size() == t.spans.size());
 }
 
-TEST_CASE("timeline: write_* give the exported text, or Errc::io_error naming the path") {
+TEST_CASE("timeline: write_chrome_json gives the exported text, or Errc::io_error naming the path") {
     const Timeline t = sample_timeline();
     {
         TempPath file(".json");
         t.write_chrome_json(file.path.string());
         CHECK(read_file(file.path) == t.chrome_json());
     }
-    {
-        TempPath file(".svg");
-        t.write_svg(file.path.string());
-        CHECK(read_file(file.path) == t.svg());
-    }
 
     TempPath missing_folder("-no-such-folder");
     const std::string json_path = (missing_folder.path / "trace.json").string();
-    const std::string svg_path = (missing_folder.path / "trace.svg").string();
     CHECK_DUALRT_ERROR(Errc::io_error, "'" + json_path + "'", t.write_chrome_json(json_path));
     CHECK_DUALRT_ERROR(Errc::io_error, "No such file or directory",
                        t.write_chrome_json(json_path));
-    CHECK_DUALRT_ERROR(Errc::io_error, "'" + svg_path + "'", t.write_svg(svg_path));
     CHECK_FALSE(std::filesystem::exists(missing_folder.path));
 }
 

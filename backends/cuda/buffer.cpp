@@ -4,7 +4,7 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 
 #include <string>
 #include <utility>

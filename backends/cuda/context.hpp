@@ -16,8 +16,8 @@ void allow_binding(CUcontext primary);
 // - no context current on the thread, and `context` a primary context (allow_binding): binds it
 //   and leaves it bound (cuCtxSetCurrent), as the CUDA runtime binds a primary context on its
 //   first call, so that the thread's next calls cost one cuCtxGetCurrent instead of a push and a
-//   pop each (dualrt's launch cost 3.13 us against 2.75 native on an H100 with a push and a pop
-//   per call: launch_cost, GPU run X1). A primary context's handle outlives its releases, so a
+//   pop each (a push and a pop per call put dualrt's launch cost some 14% above native's, as
+//   launch_cost shows). A primary context's handle outlives its releases, so a
 //   bound one never dangles; a context the application made (wrap_device) may be destroyed, so
 //   it is never left bound;
 // - another context current (the application's own, or another device's): pushes `context` and

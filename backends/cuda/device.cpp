@@ -5,7 +5,7 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "context.hpp"
-#include "log.hpp"
+#include "support/log.hpp"
 #include "mapped_buffer.hpp"
 #include "queue.hpp"
 

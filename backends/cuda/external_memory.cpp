@@ -7,7 +7,7 @@
 #include "context.hpp"
 #include "device.hpp"
 
-#include "errors.hpp"
+#include "support/raise.hpp"
 
 namespace dualrt::cuda {
 namespace {

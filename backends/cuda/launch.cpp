@@ -3,7 +3,7 @@
 
 #include "buffer.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 #include "program.hpp"
 
 #include <limits>

@@ -50,9 +50,9 @@ private:
 
     // One slot per argument; only the slots of the argument's kind are used. The pointers point
     // into these, so the object is neither copied nor moved. Left uninitialised: the constructor
-    // writes what each argument uses, where zeroing all sixteen of both cost every launch about
-    // as much as the core's checks of it (the core's own such storage: 150 instructions under
-    // callgrind, session 18).
+    // writes what each argument uses, where zeroing all sixteen of both would cost every launch
+    // about as much as the core's checks of it (for the core's own such storage, some 150
+    // instructions under callgrind).
     struct Slot {
         CUdeviceptr address;
         unsigned shared_offset;

@@ -1,9 +1,9 @@
 // NVRTC through dlopen: the functions used, looked up once; a program compiled per call.
 #include "nvrtc.hpp"
 
-#include "embedded_kernels.hpp"
-#include "errors.hpp"
-#include "log.hpp"
+#include "kernels/embedded_kernels.hpp"
+#include "support/raise.hpp"
+#include "support/log.hpp"
 
 #include <nvrtc.h>
 

@@ -4,9 +4,9 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
-#include "embedded_kernels.hpp"
-#include "errors.hpp"
-#include "log.hpp"
+#include "kernels/embedded_kernels.hpp"
+#include "support/raise.hpp"
+#include "support/log.hpp"
 #include "nvrtc.hpp"
 
 #include <algorithm>

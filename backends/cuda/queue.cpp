@@ -5,7 +5,7 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 #include "event.hpp"
 #include "fill.hpp"
 #include "launch.hpp"

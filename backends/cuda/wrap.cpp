@@ -14,7 +14,7 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 #include "event.hpp"
 #include "queue.hpp"
 

@@ -2,7 +2,7 @@
 // atomic writes. See binary_cache.hpp for the format and docs/program-cache.md for the user's view.
 #include "binary_cache.hpp"
 
-#include "log.hpp"
+#include "support/log.hpp"
 
 #include <dualrt/runtime.hpp>
 

@@ -3,7 +3,7 @@
 
 #include "check.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 
 #include <string>
 #include <utility>

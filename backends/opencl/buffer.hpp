@@ -71,11 +71,11 @@ public:
 private:
     [[noreturn]] void raise_held_by_host() const;
 
-    // No sub-buffer outlives its launch. NVIDIA's OpenCL (580, H200) crashed inside
-    // clReleaseMemObject when sub-buffers that many launches had used were released with their
-    // buffer: the stress suite's pipeline soak, which keeps its chunk buffers across runs, died
-    // in 3 to 5 of 5 runs with sub-buffers cached per view (1024 or 8 per buffer), and in none
-    // with one sub-buffer per launch (docs/RELIABILITY.md). That costs a clCreateSubBuffer and a
+    // No sub-buffer outlives its launch. NVIDIA's OpenCL (580, H200) crashes inside
+    // clReleaseMemObject when sub-buffers that many launches have used are released with their
+    // buffer: the stress suite's pipeline soak, which keeps its chunk buffers across runs, dies
+    // in most runs with sub-buffers cached per view (1024 or 8 per buffer), and in none with one
+    // sub-buffer per launch (docs/RELIABILITY.md). That costs a clCreateSubBuffer and a
     // clReleaseMemObject per view argument (about 14 us of host time per launch there), only
     // for views: a whole buffer is passed as is.
     std::shared_ptr<DeviceImpl> device_;

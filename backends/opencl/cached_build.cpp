@@ -2,7 +2,7 @@
 #include "cached_build.hpp"
 
 #include "check.hpp"
-#include "log.hpp"
+#include "support/log.hpp"
 
 #include <algorithm>
 #include <mutex>

@@ -4,8 +4,8 @@
 
 #include "buffer.hpp"
 #include "check.hpp"
-#include "errors.hpp"
-#include "log.hpp"
+#include "support/raise.hpp"
+#include "support/log.hpp"
 #include "mapped_buffer.hpp"
 #include "queue.hpp"
 

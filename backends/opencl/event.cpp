@@ -4,7 +4,7 @@
 
 #include "check.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 #include "queue.hpp"
 
 #include <cstdint>
@@ -141,8 +141,9 @@ double EventImpl::elapsed_ms_since(backend::EventImpl& start) {
     auto delta_ns = static_cast<std::int64_t>(finish_ns - begin_ns);
     // A later record() of the same queue cannot end first: its marker waits for everything
     // enqueued before it, the earlier marker included. NVIDIA's OpenCL stamps a marker when it
-    // notices it complete, and under eight threads' load two came out of order by 1.3 and 5.9 us
-    // (the stress suite, GPU runs V4 and C7); such a reading is the driver's, and means 0.
+    // notices it complete, and under load (the stress suite's eight threads) two can come out of
+    // order by a few microseconds (docs/RELIABILITY.md); such a reading is the driver's, and
+    // means 0.
     const bool ordered = queue_ != nullptr && queue_ == from.queue_ && from.record_order_ != 0 &&
                          record_order_ > from.record_order_;
     if (ordered && delta_ns < 0) delta_ns = 0;

@@ -5,7 +5,7 @@
 // kernel on it runs at the speed of one on the context's own buffer.
 #include "check.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 
 #include <unistd.h>
 

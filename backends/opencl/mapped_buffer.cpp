@@ -4,7 +4,7 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 
 #include <string>
 #include <utility>

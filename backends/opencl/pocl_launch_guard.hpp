@@ -8,8 +8,8 @@
 // gives back the first entry of its kernel and local size, whatever its width. So when launches
 // in flight hold two entries, one's return may land on the other, and a later return finds a
 // count at zero: `pocl_release_dlhandle_cache: Assertion found->ref_count > 0 failed`.
-// Pipelines meet it naturally (chunk sizes ramp up and down): it aborted the stress suite in 4 of
-// 4 runs on the GPU machine's PoCL 5.0, and sample.stream.pipeline in about 1 of 17 runs on
+// Pipelines meet it naturally (chunk sizes ramp up and down): unguarded, it aborts the stress
+// suite in nearly every run on PoCL 5.0, and sample.stream.pipeline in about 1 of 17 runs on
 // Debian 12's PoCL 3.1 (docs/RELIABILITY.md).
 //
 // The guard lets launches of one kernel and local size be in flight together only when their

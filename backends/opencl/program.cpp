@@ -5,9 +5,9 @@
 #include "cached_build.hpp"
 #include "check.hpp"
 #include "device.hpp"
-#include "embedded_kernels.hpp"
-#include "errors.hpp"
-#include "log.hpp"
+#include "kernels/embedded_kernels.hpp"
+#include "support/raise.hpp"
+#include "support/log.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -6,10 +6,10 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
-#include "environment.hpp"
-#include "errors.hpp"
+#include "support/environment.hpp"
+#include "support/raise.hpp"
 #include "event.hpp"
-#include "log.hpp"
+#include "support/log.hpp"
 #include "pocl_launch_guard.hpp"
 #include "program.hpp"
 
@@ -126,8 +126,8 @@ private:
 // right after it (LaunchSubBuffers), and a whole buffer may be destroyed as soon as the launch's
 // event goes. The next launch of the kernel would then replace an argument that names a freed
 // object, which the specification does not forbid but which a driver may touch: one sub-buffer
-// per launch without this clearing crashed NVIDIA's OpenCL (580) in 2 of 6 runs of the stress
-// suite (docs/RELIABILITY.md). It costs one clSetKernelArg per buffer argument, 6-7 ns each
+// per launch without this clearing crashes NVIDIA's OpenCL (580) in about a third of the stress
+// suite's runs (docs/RELIABILITY.md). It costs one clSetKernelArg per buffer argument, 6-7 ns each
 // there. Lives under the kernel's launch mutex.
 class ClearBufferArguments {
 public:

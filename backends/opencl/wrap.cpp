@@ -12,7 +12,7 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
-#include "errors.hpp"
+#include "support/raise.hpp"
 #include "event.hpp"
 #include "queue.hpp"
 

@@ -11,6 +11,7 @@
 #include "native_common.hpp"
 #include "progress.hpp"
 #include "table.hpp"
+#include "timeline_svg.hpp"
 
 #include <dualrt/dualrt.hpp>
 
@@ -284,7 +285,7 @@ int main(int argc, char** argv) try {
                   << fixed(best_native_speedup, 2) << "x (" << best_native
                   << "): ratio " << fixed(auto_speedup / best_native_speedup, 3) << "\n";
     pictured.report.timeline.write_chrome_json(args.text("trace"));
-    pictured.report.timeline.write_svg(args.text("svg"));
+    dualrt::samples::write_timeline_svg(pictured.report.timeline, args.text("svg"));
     std::cout << "timeline: " << args.text("trace") << " (open in https://ui.perfetto.dev), "
               << args.text("svg") << "\n";
     if (csv.enabled()) std::cout << "csv: " << csv.path() << "\n";

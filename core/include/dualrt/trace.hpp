@@ -40,14 +40,13 @@ struct Timeline {
     /// Chrome trace-event format (chrome://tracing, https://ui.perfetto.dev): one thread per
     /// track, one complete ("X") event per span, timestamps in microseconds.
     std::string chrome_json() const;
-    /// A self-contained SVG: one lane per track, one rectangle per span, a time axis.
-    std::string svg() const;
-
     /// Writes chrome_json() to a file. Throws Errc::io_error naming the path when it cannot be
     /// written.
     void write_chrome_json(const std::string& path) const;
-    /// Writes svg() to a file. Throws Errc::io_error naming the path when it cannot be written.
-    void write_svg(const std::string& path) const;
+    /// Throws Errc::invalid_argument naming the first span that sits on no track, has a time
+    /// that is not a finite number, or ends before it starts: a Timeline is a plain value, and
+    /// the exporters check it rather than write a file a viewer rejects or draws wrongly.
+    void check() const;
 };
 
 /// Marks regions of queue activity so they can be exported as a Timeline:
@@ -58,7 +57,7 @@ struct Timeline {
 /// upload_queue.copy(buffer, host);
 /// trace.end(region);
 /// ...
-/// trace.timeline().write_svg("overlap.svg");
+/// trace.timeline().write_chrome_json("overlap.json");  // open in https://ui.perfetto.dev
 /// @endcode
 ///
 /// begin/end record timed events on the queue (Queue::record), so a region covers exactly the

@@ -18,7 +18,7 @@
 #include <vector>
 
 namespace dualrt::detail {
-class LaunchJournal;  // the launches in flight on one device (fault_journal.hpp)
+class LaunchJournal;  // the launches in flight on one device (launch_journal.hpp)
 struct LaunchJournalDeleter {
     void operator()(LaunchJournal* journal) const noexcept;
 };
@@ -333,7 +333,7 @@ public:
     virtual EventPtr wrap_event(NativeHandle event, Ownership ownership);
 
     // The core's record of the kernels launched here and not known to have completed
-    // (fault_journal.hpp). One per device, so that launches on different devices, which a
+    // (launch_journal.hpp). One per device, so that launches on different devices, which a
     // Pipeline over several devices makes from a thread each, never share a lock.
     detail::LaunchJournal& launch_journal() const { return *launch_journal_; }
 

@@ -1,0 +1,87 @@
+#include "staging/staged_copy.hpp"
+
+#include "support/parallel_copy.hpp"
+#include "staging/staging_slots.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <vector>
+
+namespace dualrt::detail {
+
+backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& device,
+                               backend::QueueImpl& queue, backend::BufferImpl& dst,
+                               std::size_t dst_offset, const void* src, std::size_t bytes,
+                               Sync sync) {
+    StagingPool& pool = StagingPool::of(device);
+    if (!pool.enabled()) return nullptr;
+    LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
+    if (lent.size() == 0) {
+        pool.count_pageable_fallback();
+        return nullptr;
+    }
+    const auto* source = static_cast<const unsigned char*>(src);
+    const std::size_t piece = staging_piece(bytes, lent);
+    ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
+    backend::EventPtr last;
+    std::size_t done = 0;
+    for (std::size_t chunk = 0; done < bytes; ++chunk) {
+        const std::size_t i = chunk % lent.size();
+        StagingSlot& slot = lent.slot(i);
+        if (lent.last_use(i)) lent.last_use(i)->wait();  // its previous DMA has read it
+        const std::size_t length = staging_piece_at(done, bytes, piece);
+        copier.copy(slot.data, source + done, length);
+        last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
+        lent.last_use(i) = last;
+        done += length;
+    }
+    pool.count_staged(bytes);
+    if (sync == Sync::blocking) last->wait();
+    return last;
+}
+
+backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device,
+                              backend::QueueImpl& queue, void* dst, backend::BufferImpl& src,
+                              std::size_t src_offset, std::size_t bytes, Sync /*sync*/) {
+    StagingPool& pool = StagingPool::of(device);
+    if (!pool.enabled()) return nullptr;
+    LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
+    if (lent.size() == 0) {
+        pool.count_pageable_fallback();
+        return nullptr;
+    }
+    struct InFlight {
+        std::size_t slot;
+        std::size_t offset;
+        std::size_t length;
+    };
+    std::deque<InFlight> in_flight;
+    const std::size_t piece = staging_piece(bytes, lent);
+    ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
+    std::size_t enqueued = 0;
+    auto enqueue_into = [&](std::size_t i) {
+        StagingSlot& slot = lent.slot(i);
+        const std::size_t length = staging_piece_at(enqueued, bytes, piece);
+        lent.last_use(i) =
+            queue.copy_to_host(slot.data, src, src_offset + enqueued, length, Sync::async);
+        in_flight.push_back(InFlight{i, enqueued, length});
+        enqueued += length;
+    };
+    // Every buffer starts a DMA; then each one, once landed, is copied out by the host while
+    // the others' DMAs run, and starts the next chunk.
+    for (std::size_t i = 0; i < lent.size() && enqueued < bytes; ++i) enqueue_into(i);
+    auto* destination = static_cast<unsigned char*>(dst);
+    backend::EventPtr last;
+    while (!in_flight.empty()) {
+        const InFlight landed = in_flight.front();
+        in_flight.pop_front();
+        last = lent.last_use(landed.slot);
+        last->wait();
+        copier.copy(destination + landed.offset, lent.slot(landed.slot).data, landed.length);
+        if (enqueued < bytes) enqueue_into(landed.slot);
+    }
+    pool.count_staged(bytes);
+    return last;
+}
+
+}  // namespace dualrt::detail

@@ -1,0 +1,173 @@
+#include "support/parallel_copy.hpp"
+
+#include "support/environment.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define DUALRT_X86 1
+#endif
+
+namespace dualrt::detail {
+namespace {
+
+// Below this a thread hand-off (about a microsecond with spinning workers) costs more than it
+// saves: 128 KiB take one thread 15-20 us on the H200 machine's host.
+constexpr std::size_t min_piece_bytes = 128 * 1024;
+// Below this the destination may well be read again soon, from the cache: plain memcpy.
+constexpr std::size_t min_streamed_bytes = 64 * 1024;
+// Spins (each a pause instruction, tens of ns) before a worker or the caller sleeps: about the
+// gap between two chunks of a staged copy, so a stream of them needs no wake-ups.
+constexpr int spin_limit = 4000;
+
+void relax() {
+#ifdef DUALRT_X86
+    _mm_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+std::size_t default_threads() {
+    // DUALRT_COPY_THREADS, else half the cores, at most eight: while leaving the application most
+    // of the machine. The staged rate is about this count times one thread's copy rate, up to the
+    // DMA's.
+    if (const auto threads = copy_threads_from_environment()) return *threads;
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    return std::clamp<std::size_t>(hardware / 2, 1, 8);
+}
+
+#ifdef DUALRT_X86
+// 128 bytes a step: unaligned 32-byte loads, aligned 32-byte streaming stores. Compiled for AVX2
+// alone and called only where the CPU has it, so the library still runs on older x86 CPUs.
+__attribute__((target("avx2"))) void stream_copy_avx2(unsigned char* d, const unsigned char* s,
+                                                      std::size_t bytes) {
+    const std::size_t head =
+        std::min(bytes, (32 - (reinterpret_cast<std::uintptr_t>(d) & 31)) & std::size_t{31});
+    std::memcpy(d, s, head);
+    d += head;
+    s += head;
+    bytes -= head;
+    std::size_t i = 0;
+    for (; i + 128 <= bytes; i += 128) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
+        const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 64));
+        const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 96));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), a);
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 32), b);
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 64), c);
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 96), e);
+    }
+    _mm_sfence();  // streaming stores are weakly ordered: visible before the DMA is enqueued
+    std::memcpy(d + i, s + i, bytes - i);
+}
+
+bool cpu_has_avx2() {
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+#endif
+
+}  // namespace
+
+void stream_copy(void* dst, const void* src, std::size_t bytes) {
+    if (bytes == 0) return;  // memcpy's pointers must be valid even then, and may be null here
+#ifdef DUALRT_X86
+    if (bytes >= min_streamed_bytes && cpu_has_avx2()) {
+        stream_copy_avx2(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src),
+                         bytes);
+        return;
+    }
+#endif
+    std::memcpy(dst, src, bytes);
+}
+
+ParallelCopier& ParallelCopier::of(const void* owner) {
+    static std::mutex mutex;
+    static std::map<const void*, std::unique_ptr<ParallelCopier>> copiers;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& copier = copiers[owner];
+    if (!copier) copier = std::make_unique<ParallelCopier>(default_threads());
+    return *copier;
+}
+
+ParallelCopier::ParallelCopier(std::size_t threads) {
+    for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ParallelCopier::~ParallelCopier() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& worker : workers_) worker.join();
+}
+
+void ParallelCopier::copy(void* dst, const void* src, std::size_t bytes) {
+    const std::size_t pieces = std::min(threads(), bytes / min_piece_bytes);
+    if (pieces <= 1) {
+        stream_copy(dst, src, bytes);
+        return;
+    }
+    std::lock_guard<std::mutex> one_job(submit_mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    job_ = Job{static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), bytes,
+               pieces, 0};
+    done_.store(0, std::memory_order_relaxed);
+    posted_.fetch_add(1, std::memory_order_release);
+    wake_.notify_all();
+    take_pieces(lock);
+    // The others' pieces are about as long as ours: spin for them before sleeping.
+    lock.unlock();
+    for (int spin = 0; spin < spin_limit && done_.load(std::memory_order_acquire) != pieces; ++spin)
+        relax();
+    lock.lock();
+    finished_.wait(lock, [&] { return done_.load(std::memory_order_acquire) == pieces; });
+    job_ = Job{};
+}
+
+void ParallelCopier::take_pieces(std::unique_lock<std::mutex>& lock) {
+    while (job_.next < job_.pieces) {
+        const std::size_t piece = job_.next++;
+        // Pieces are whole multiples of 64 bytes (a cache line) except the last.
+        const std::size_t share = (job_.bytes / job_.pieces) & ~std::size_t{63};
+        const std::size_t begin = piece * share;
+        const std::size_t end = piece + 1 == job_.pieces ? job_.bytes : begin + share;
+        unsigned char* dst = job_.dst + begin;
+        const unsigned char* src = job_.src + begin;
+        const std::size_t pieces = job_.pieces;
+        lock.unlock();
+        stream_copy(dst, src, end - begin);
+        const bool last = done_.fetch_add(1, std::memory_order_acq_rel) + 1 == pieces;
+        lock.lock();
+        if (last) finished_.notify_all();
+    }
+}
+
+void ParallelCopier::work() {
+    std::uint64_t seen = 0;
+    for (;;) {
+        // A stream of copies posts the next job within microseconds: catch it without sleeping.
+        for (int spin = 0; spin < spin_limit &&
+                           posted_.load(std::memory_order_acquire) == seen &&
+                           !stopping_.load(std::memory_order_relaxed);
+             ++spin)
+            relax();
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] {
+            return stopping_.load(std::memory_order_relaxed) ||
+                   posted_.load(std::memory_order_relaxed) != seen;
+        });
+        if (stopping_.load(std::memory_order_relaxed)) return;
+        seen = posted_.load(std::memory_order_relaxed);
+        take_pieces(lock);
+    }
+}
+
+}  // namespace dualrt::detail

@@ -1,0 +1,49 @@
+// How a one-device Pipeline's run uses its lanes. Each lane is a queue that runs its chunks'
+// upload, compute and download in order, so two lanes already keep the busiest engine busy
+// whenever the other two stages of a chunk take no longer than that one: while one lane
+// computes and downloads, the other uploads. More lanes then only put more copies on the copy
+// engines at once, which NVIDIA's GPUs move slower: c = a + s*b over 256 MiB in 1 and 4 MiB
+// chunks ran at 0.90-0.93 of native with four lanes and 1.00-1.02 with two (H100, CUDA).
+// Balanced stages need three lanes or more; there one queue per stage does better still, each
+// engine taking its chunks strictly in order instead of up to four lanes' copies at once: the
+// `overlap` sample's balanced stages on an H200 ran in 5.70 ms on three queues against 5.98 on
+// four lanes (CUDA, 64 chunks) and 5.84 against 5.97 (NVIDIA OpenCL, 32 chunks), and three queues
+// beat four lanes at every count from 8 chunks up on both (docs/overlap.md). So where the mode is
+// the library's (PipelineMode::automatic), balanced stages take three queues on CUDA
+// (OneDevicePipeline::adapts_mode says why not on OpenCL). Internal.
+#pragma once
+
+#include "stage_model.hpp"
+#include "run_timing.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace dualrt::detail {
+
+// What the timed stages of a run say about the lanes the next run of the layout needs.
+struct LaneChoice {
+    bool known = false;      // enough chunks had all three stages timed in order
+    std::size_t lanes = 0;   // 2, or 0 for all of the Pipeline's lanes
+    // Balanced stages (lanes 0): one queue per stage would serve them better than lanes.
+    bool stage_queues = false;
+    double busiest_share = 0.0;  // the busiest stage's share of a chunk's three stages
+};
+
+// Two lanes where the busiest stage takes at least two_lane_share of the timed chunks' stage
+// time (summed over the chunks whose three stages were all timed in order, at least three), all
+// lanes or one queue per stage otherwise; not known with fewer such chunks (a CPU device runs
+// queues side by side, and its spans say little of any one stage). The chunks add up over a
+// layout's runs: those of `timing` join `evidence`, and once it holds enough the choice is made
+// from all of it and `evidence` starts afresh. A run that times one window of three chunks knows
+// the start of two, so without this a layout whose runs each timed one window never chose (on an
+// H200 a 2 GiB triad kept four lanes, whose overlapping copies then misled its stage model into
+// 395 chunks, 11% slower).
+LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence);
+
+// "on 2 of 4 lanes (...)": why a run used fewer lanes than the Pipeline has, for its report.
+std::string describe_lanes(std::size_t used, std::size_t lanes, double busiest_share);
+// "on one queue per stage instead of 4 lanes (...)": why a run took three queues.
+std::string describe_stage_queues(std::size_t lanes, double busiest_share);
+
+}  // namespace dualrt::detail

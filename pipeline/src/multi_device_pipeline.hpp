@@ -1,0 +1,72 @@
+// A Pipeline over several devices: one driver per device, each with the device's own
+// OneDevicePipeline. A run dealt to every device runs the single-device schedule
+// (ChunkScheduler) on each device's parts, on a thread per device, over the chunks the shared
+// dealer hands it, and puts the run's report together from theirs; a run that goes to the
+// fastest device alone is that device's OneDevicePipeline's run. Internal.
+#pragma once
+
+#include <dualrt/pipeline.hpp>
+
+#include "chunk_dealer.hpp"
+#include "one_device_pipeline.hpp"
+#include "run_report.hpp"
+#include "chunk_scheduler.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dualrt::detail {
+
+// Throws Errc::invalid_argument for an empty list, an empty Device or a device listed twice.
+void check_device_list(const std::vector<Device>& devices, const char* operation);
+
+class DeviceDrivers {
+public:
+    // `first`: the Pipeline's part for devices[0], whose options, mode and depth the others
+    // get (with queues of their own, made here).
+    DeviceDrivers(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first);
+    ~DeviceDrivers();
+
+    const std::vector<Device>& devices() const { return devices_; }
+
+    // Pipeline::run over every device, or the fastest alone (MixChoice); `started` is when
+    // Pipeline::run began. An error from any device stops the dealing; every device's enqueued
+    // work drains before it is rethrown as a dualrt::Error naming the device.
+    PipelineReport run(const HostSide* inputs, std::size_t input_count, const HostSide* outputs,
+                       std::size_t output_count, const Halo& halo, const ChunkFunction& compute,
+                       std::chrono::steady_clock::time_point started);
+
+private:
+    struct Driver {
+        std::unique_ptr<OneDevicePipeline> one;  // its queues, buffers, rings and models
+        std::string label;  // "'pthread-...' (opencl device 1)"
+        std::string track;  // "opencl 1", prefixing its timeline tracks
+        std::map<std::string, double> rates;  // elements per ms per layout, from earlier runs
+    };
+    // A run dealt to every device, planned for `planner` (the fastest so far); `key`: the
+    // arrays' layout_key; `prior_rates`: each device's elements per ms in earlier runs.
+    PipelineReport run_together(std::size_t planner, const std::string& key,
+                                const std::vector<double>& prior_rates,
+                                const RunArrays& arrays, const Halo& halo,
+                                const ChunkFunction& compute, const RunFacts& facts,
+                                std::chrono::steady_clock::time_point started);
+    // The run given to driver `d` alone, reported as a run over several devices; `why` it went
+    // alone, in words.
+    PipelineReport run_alone(std::size_t d, const std::string& key, const RunArrays& arrays,
+                             const Halo& halo, const ChunkFunction& compute,
+                             const RunFacts& facts, const std::string& why,
+                             std::chrono::steady_clock::time_point started);
+
+    std::vector<Device> devices_;
+    std::vector<Driver> drivers_;
+    PipelineOptions options_;
+    PipelineMode mode_;
+    std::size_t depth_;
+    std::map<std::string, MixChoice> mixes_;  // per layout: every device, or the fastest alone
+};
+
+}  // namespace dualrt::detail

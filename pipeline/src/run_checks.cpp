@@ -1,0 +1,116 @@
+#include "run_checks.hpp"
+
+#include "support/raise.hpp"
+#include "staging/pinned_ranges.hpp"
+
+#include <algorithm>
+
+namespace dualrt::detail {
+namespace {
+
+std::string name_of(const char* side, std::size_t index) {
+    return std::string(side) + " " + std::to_string(index);
+}
+
+}  // namespace
+
+RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
+                         const HostSide* outputs, std::size_t output_count, const Halo& halo,
+                         bool in_place, const char* operation) {
+    RunArrays arrays;
+    arrays.inputs.assign(inputs, inputs + input_count);
+    arrays.outputs.assign(outputs, outputs + output_count);
+    arrays.halo = halo;
+    arrays.count = input_count > 0 ? inputs[0].elements : 0;
+    const auto check_length = [&](const HostSide& side, const std::string& name) {
+        if (side.elements != arrays.count)
+            raise_argument(operation, name + " holds " + std::to_string(side.elements) +
+                                          " elements, but input 0 holds " +
+                                          std::to_string(arrays.count) +
+                                          "; expected the same count in every array of a run");
+    };
+    for (std::size_t k = 1; k < input_count; ++k) check_length(inputs[k], name_of("input", k));
+    for (std::size_t k = 0; k < output_count; ++k) check_length(outputs[k], name_of("output", k));
+    if (arrays.count > 0) {
+        for (std::size_t k = 0; k < input_count; ++k)
+            if (inputs[k].data == nullptr)
+                raise_argument(operation, "the pointer of " + name_of("input", k) +
+                                              " is null; expected " +
+                                              std::to_string(arrays.count) + " elements there");
+        for (std::size_t k = 0; k < output_count; ++k)
+            if (outputs[k].data == nullptr)
+                raise_argument(operation, "the pointer of " + name_of("output", k) +
+                                              " is null; expected room for " +
+                                              std::to_string(arrays.count) + " elements there");
+    }
+    if (halo.row_width() > 1 && arrays.count % halo.row_width() != 0)
+        raise_argument(operation, "the arrays hold " + std::to_string(arrays.count) +
+                                      " elements, not whole rows of " +
+                                      std::to_string(halo.row_width()) +
+                                      " (Halo::rows); expected a multiple of the row width");
+    if (in_place) {
+        if (!halo.empty())
+            raise_argument(operation, "in_place cannot be combined with a halo (" + halo.str() +
+                                          "): a chunk's results would overwrite input elements "
+                                          "its neighbours still read; expected no halo, or "
+                                          "in_place off");
+        if (output_count != input_count)
+            raise_argument(operation, "in_place writes output k into input k's device buffer, "
+                                      "but the run has " + std::to_string(input_count) +
+                                          " inputs and " + std::to_string(output_count) +
+                                          " outputs; expected as many of each");
+        for (std::size_t k = 0; k < input_count; ++k)
+            if (inputs[k].elem_size != outputs[k].elem_size)
+                raise_argument(operation, "in_place needs one element size per pair, but the "
+                                          "elements of " + name_of("input", k) + " have " +
+                                              std::to_string(inputs[k].elem_size) +
+                                              " bytes and those of " + name_of("output", k) + " " +
+                                              std::to_string(outputs[k].elem_size) +
+                                              "; expected the same size");
+    }
+    return arrays;
+}
+
+void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
+                     const char* operation) {
+    if (sizes.size() < 2) return;  // one chunk has no neighbour to reach into
+    const std::size_t chunk = sizes.front();
+    const std::size_t reach = std::max(halo.before(), halo.after());
+    if (reach > chunk)
+        raise_argument(operation, "the halo reaches " + std::to_string(reach) + " elements " +
+                                      (halo.before() >= halo.after() ? "before" : "after") +
+                                      " each chunk, more than a chunk holds (" +
+                                      std::to_string(chunk) +
+                                      " elements); expected chunks at least as large as the "
+                                      "halo: fewer, larger chunks, or Chunking::automatic()");
+}
+
+RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device) {
+    RunArrays seen = arrays;
+    for (auto* side : {&seen.inputs, &seen.outputs})
+        for (HostSide& array : *side)
+            if (array.pinned && array.elements > 0) {
+                // Memory pinned outside dualrt is the caller's word. A range dualrt pinned for
+                // another device is registered with this one (once, for the range's life), and
+                // staged only if the driver refuses.
+                const std::size_t bytes = array.elements * array.elem_size;
+                if (overlapping_pinned(array.data, bytes) &&
+                    !pin_also_for(device, array.data, bytes))
+                    array.pinned = false;
+            }
+    return seen;
+}
+
+std::string layout_key(const RunArrays& arrays) {
+    std::string key = "in";
+    for (const HostSide& side : arrays.inputs)
+        key += ":" + std::to_string(side.elem_size) + (side.pinned ? "p" : "s");
+    key += " out";
+    for (const HostSide& side : arrays.outputs)
+        key += ":" + std::to_string(side.elem_size) + (side.pinned ? "p" : "s");
+    key += " halo:" + std::to_string(arrays.halo.before()) + "/" +
+           std::to_string(arrays.halo.after());
+    return key;
+}
+
+}  // namespace dualrt::detail

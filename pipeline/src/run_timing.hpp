@@ -1,0 +1,129 @@
+// The timed events of a Pipeline run and what they tell: which chunks are timed, the four points
+// recorded around a timed chunk's stages, the run's start and end, and, once the run is over,
+// the timeline, the measured time and each timed stage's duration. Internal.
+#pragma once
+
+#include <dualrt/event.hpp>
+#include <dualrt/pipeline.hpp>
+#include <dualrt/queue.hpp>
+#include <dualrt/trace.hpp>
+
+#include "chunk_extents.hpp"
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace dualrt::detail {
+
+// The points of a timed chunk: the start of its upload, the end of the upload, of the compute
+// and of the download; each on the queue of its stage, taken from the stage's first and last
+// commands where the backend can (Queue begin_timed_span / end_timed_span), else timed events
+// before and after them.
+enum TimedPoint : std::size_t { before_upload = 0, after_upload = 1, after_compute = 2,
+                                after_download = 3 };
+
+// One timed stage of one chunk, for the stage model and the report. Its span starts where its
+// queue let it begin or where the work before it on its engine ended, whichever is later.
+struct StageDuration {
+    std::size_t chunk = 0;
+    std::size_t stage = 0;  // upload_stage, compute_stage or download_stage (stage_model.hpp)
+    double ms = 0.0;
+    // The work before it on its engine was timed too (or there was none), so the span holds
+    // only this stage's own time; otherwise it may include waiting behind untimed work.
+    bool known_start = false;
+    // It also ended after that work: engines that take chunks in order, as the copy engines and
+    // compute units of a GPU do. (A CPU device runs the queues' commands side by side; its spans
+    // then say little about any one stage, and the model leaves them out.)
+    bool in_order = false;
+};
+
+struct ResolvedTiming {
+    Timeline timeline;
+    double measured_ms = 0.0;
+    std::vector<StageDuration> durations;
+    std::size_t timed_chunks = 0;
+    bool host_clock = false;  // measured_ms read on the host clock: the run timed no event
+};
+
+class RunTiming {
+public:
+    // `timed[i]`: whether chunk i gets all four points. Chunk 0 always gets before_upload: the
+    // run's start. With `host_clock` (for queues without timestamps, where no chunk is timed)
+    // nothing is recorded: the run's start is read on the host clock before its first command
+    // and its end in ended(), after the scheduler waited for its last.
+    RunTiming(std::vector<bool> timed, PipelineMode mode, bool host_clock = false);
+
+    bool timed(std::size_t chunk) const { return chunk < timed_.size() && timed_[chunk]; }
+    // Around the commands of one stage of `chunk` on `queue`, the stage named by the point that
+    // ends it (after_upload, after_compute or after_download): begin_stage before its first
+    // command, end_stage after its last, with no other stage begun in between. They record the
+    // chunk's points when it is timed (and the run's start, chunk 0's before_upload).
+    // Timed points are for the report and the stage model only, never for ordering work: on
+    // NVIDIA's OpenCL a timed marker ends only once every earlier command of the context has.
+    void begin_stage(std::size_t chunk, TimedPoint end, Queue& queue);
+    void end_stage(std::size_t chunk, TimedPoint end, Queue& queue);
+    // Records the run's end on `queue`, after the last work enqueued on it.
+    void mark_end(Queue& queue);
+    // The run's work has completed: its end, on the host clock (nothing without host_clock).
+    void ended();
+    // Host time spent recording so far (the scheduler leaves it out of the host stage).
+    double record_host_ms() const { return record_host_ms_; }
+    std::size_t records() const { return record_ms_.size(); }
+    // The median host cost of one timed event this run (of one timed span, its commands'
+    // enqueues included, where the queue times commands), for the estimate of later runs (0 when
+    // none was recorded). The median, not the mean: one record caught by a preemption of the
+    // thread would otherwise make learning look unaffordable for several runs.
+    double typical_record_ms() const;
+
+    // After every recorded point has completed: spans of the timed chunks, the run's measured
+    // time and the timed stages' durations. `extents` are the run's chunks.
+    ResolvedTiming resolve(const std::vector<ChunkExtent>& extents) const;
+
+private:
+    std::vector<bool> timed_;
+    PipelineMode mode_;
+    bool host_clock_ = false;
+    std::chrono::steady_clock::time_point host_start_, host_end_;
+    bool host_started_ = false, host_ended_ = false;
+    std::map<std::size_t, std::array<Event, 4>> points_;
+    std::vector<Event> ends_;
+    double record_host_ms_ = 0.0;
+    std::vector<double> record_ms_;  // each timed event's host cost
+    bool span_open_ = false;         // between a begin_stage that began a span and its end
+    std::chrono::steady_clock::time_point span_begun_;
+    // The recorded point (empty when not recorded).
+    const Event& point(std::size_t chunk, TimedPoint point) const;
+    // A timed event from `make`, its host cost added to the run's (left out of the host stage)
+    // and, with `sample`, to the samples of typical_record_ms().
+    template <typename Make>
+    Event timed_event(Make&& make, bool sample = true);
+    // `call` (begin_timed_span or end_timed_span) on `queue`'s backend queue.
+    static Event span_event(Queue& queue,
+                            std::shared_ptr<backend::EventImpl> (backend::QueueImpl::*call)());
+};
+
+// Whether a learning run's timed windows (learning_records timed events of `record_ms` each)
+// cost at most half the least time the run can take: its `bytes` over the bus at
+// fastest_bus_gbps (a third or less of its real time, where the bus runs at 55-75 GB/s). On a
+// 16 MiB stream (48 MiB moved) CUDA's 2 us events pass, NVIDIA OpenCL's 9 us markers do not:
+// such runs take the safe plan and learn from the credit-paid windows of later runs instead.
+inline constexpr std::size_t learning_records = 28;  // windows of 3 and 4 chunks, 4 points each
+inline constexpr double fastest_bus_gbps = 100.0;    // above PCIe 5 x16 both ways (H200: 101.6)
+inline constexpr double learning_share = 0.5;
+bool learning_affordable(std::size_t bytes, double record_ms);
+
+// Which chunks a run times. every_chunk: all. sampled: in a learning run, a window of 3 chunks
+// in the middle and one of the last 4 (a shaped plan's shrinking end: three more sizes); in
+// other runs one window where `credit_ms` covers its estimated cost (`record_ms` per timed
+// event, plus `surcharge_ms` where a timed run is dearer as a whole: its queues keep
+// timestamps), taking turns between middle and end across runs (`run_number`). Spends from
+// `credit_ms`.
+std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
+                                      std::size_t run_number, double record_ms,
+                                      double& credit_ms, double surcharge_ms = 0.0);
+
+}  // namespace dualrt::detail

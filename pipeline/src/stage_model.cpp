@@ -1,0 +1,170 @@
+#include "stage_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace dualrt::detail {
+
+namespace {
+
+// The median of values[0, n), which it reorders (0 for none).
+double median_of(double* values, std::size_t n) {
+    if (n == 0) return 0.0;
+    std::sort(values, values + n);
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+double median(std::vector<double> values) { return median_of(values.data(), values.size()); }
+
+const char* stage_name(std::size_t stage) {
+    static const char* const names[stage_count] = {"host", "upload", "compute", "download"};
+    return stage < stage_count ? names[stage] : "?";
+}
+
+std::string StageModels::describe() const {
+    std::string text;
+    for (std::size_t s = 0; s < stage_count; ++s) {
+        char part[96];
+        std::snprintf(part, sizeof part, "%s%s %.1f us + %.4f ns/element", s ? ", " : "",
+                      stage_name(s), stage[s].fixed_ms * 1e3, stage[s].per_element_ms * 1e6);
+        text += part;
+    }
+    return text;
+}
+
+double StageModels::busiest_at(double elements) const {
+    return std::max({stage[upload_stage].at(elements), stage[compute_stage].at(elements),
+                     stage[download_stage].at(elements)});
+}
+
+void StageSamples::add(double elements, double ms) {
+    if (!(elements >= 1.0) || !std::isfinite(ms) || ms < 0.0) return;
+    auto& samples = by_class_[static_cast<int>(std::floor(std::log2(elements)))];
+    samples.push_back(Sample{elements, ms});
+    if (samples.size() > per_class) samples.pop_front();
+    medians_current_ = false;
+}
+
+std::size_t StageSamples::size() const {
+    std::size_t n = 0;
+    for (const auto& entry : by_class_) n += entry.second.size();
+    return n;
+}
+
+std::size_t StageSamples::size_classes() const { return by_class_.size(); }
+
+const StageSamples::Medians& StageSamples::class_medians() const {
+    if (medians_current_) return medians_;
+    medians_.xs.clear();
+    medians_.ys.clear();
+    medians_.lows.clear();
+    double elements[per_class], ms[per_class];
+    for (const auto& entry : by_class_) {
+        const std::size_t n = entry.second.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            elements[k] = entry.second[k].elements;
+            ms[k] = entry.second[k].ms;
+        }
+        medians_.xs.push_back(median_of(elements, n));
+        medians_.ys.push_back(median_of(ms, n));  // sorts ms: its least is first
+        medians_.lows.push_back(ms[0]);
+    }
+    medians_current_ = true;
+    return medians_;
+}
+
+std::string StageSamples::unusable(const StageModel& model, const StageModels* chunk) const {
+    const std::vector<double>& xs = class_medians().xs;
+    const std::vector<double>& ys = class_medians().ys;
+    if (xs.size() < 2)
+        return xs.empty() ? "no samples" : "one chunk size timed";
+    const auto [low, high] = std::minmax_element(xs.begin(), xs.end());
+    if (*high < min_size_spread * *low) return "timed chunk sizes too close together";
+    if (xs.size() < 3) return "";
+    double squares = 0.0, total = 0.0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const double off = ys[i] - model.at(xs[i]);
+        squares += off * off;
+        total += chunk != nullptr ? std::max(ys[i], chunk->busiest_at(xs[i])) : ys[i];
+    }
+    const double mean = total / static_cast<double>(xs.size());
+    const double rms = std::sqrt(squares / static_cast<double>(xs.size()));
+    if (!(mean > 0.0) || rms > max_fit_error * mean) {
+        char text[112];
+        std::snprintf(text, sizeof text, "noisy (off the fitted line by %.0f%% of %s)",
+                      mean > 0.0 ? 100.0 * rms / mean : 100.0,
+                      chunk != nullptr ? "the chunk's busiest stage" : "its own times");
+        return text;
+    }
+    return "";
+}
+
+StageModel StageSamples::fit(bool floor) const {
+    // One point per size class, so that a size timed often does not outweigh the others.
+    const Medians& medians = class_medians();
+    const std::vector<double>& xs = medians.xs;
+    const std::vector<double>& ys = floor ? medians.lows : medians.ys;
+    StageModel model;
+    if (xs.empty()) return model;
+    const double n = static_cast<double>(xs.size());
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        sx += xs[i];
+        sy += ys[i];
+        sxx += xs[i] * xs[i];
+        sxy += xs[i] * ys[i];
+    }
+    const double spread = n * sxx - sx * sx;
+    if (xs.size() >= 2 && spread > 0.0) {
+        model.per_element_ms = (n * sxy - sx * sy) / spread;
+        model.fixed_ms = (sy - model.per_element_ms * sx) / n;
+    } else {
+        model.per_element_ms = sy / sx;  // one size: no way to tell a fixed cost apart
+    }
+    if (model.per_element_ms < 0.0) {  // noise on a stage that does not grow with the chunk
+        model.per_element_ms = 0.0;
+        model.fixed_ms = sy / n;
+    } else if (model.fixed_ms < 0.0) {  // a line through the origin fits best
+        model.fixed_ms = 0.0;
+        model.per_element_ms = sxy / sxx;
+    }
+    return model;
+}
+
+std::string LayoutModel::why_not() const {
+    const StageModels fitted = fit();
+    for (std::size_t s = 0; s < stage_count; ++s) {
+        // A stage is judged against the chunk's busiest stage: the compute of a copy-bound
+        // stream on NVIDIA's OpenCL (30-50 us, jittering by more than itself) stopped every plan
+        // of a 2 GiB triad whose uploads took 1.1 ms a chunk.
+        std::string reason = samples[s].unusable(fitted.stage[s], &fitted);
+        // The host's own time per chunk jitters by more than the device's (the OS, other
+        // threads) and only bounds how small chunks may get: its medians suffice.
+        if (s == host_stage && reason.rfind("noisy", 0) == 0) reason.clear();
+        if (!reason.empty()) return std::string(stage_name(s)) + ": " + reason;
+    }
+    // A copy that does not grow with the chunk is noise, not a model: the spans were not those
+    // of engines taking chunks in order (a CPU device), or too few were timed.
+    for (std::size_t s : {upload_stage, download_stage})
+        if (!(fitted.stage[s].per_element_ms > 0.0))
+            return std::string(stage_name(s)) + ": the timed copies do not grow with the chunk";
+    return "";
+}
+
+StageModels LayoutModel::fit() const {
+    StageModels models;
+    // The host's work per chunk is the least time it took of the latest samples of its size:
+    // the rest is the thread held up by one-off costs. On NVIDIA's OpenCL a stencil's chunks
+    // took 10-50 us each once running, but the first chunk of each lane 100-750 us (the queue's
+    // first submission; in the first runs the first use of new device buffers, up to 6 ms), and
+    // few-chunk runs are mostly first chunks: the medians read 230-390 us a chunk (CUDA: 15-18),
+    // and automatic chunking planned 6-13 chunks where 16 or more ran faster (H200).
+    for (std::size_t s = 0; s < stage_count; ++s) models.stage[s] = samples[s].fit(s == host_stage);
+    return models;
+}
+
+}  // namespace dualrt::detail
