@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 20 on the GPU machine, in one call: build, the whole suite on CUDA and on NVIDIA's OpenCL,
-# compute-sanitizer over the host-memory and launch cases, then launch_cost and bandwidth (a size
-# sweep, and large staged copies with 8 and 16 memcpy threads) beside their native baselines.
+# Copies and enqueues on the GPU machine, in one call: build, the whole suite on CUDA and on
+# NVIDIA's OpenCL, compute-sanitizer over the host-memory and launch cases, then launch_cost and
+# bandwidth (a size sweep, and large staged copies with 8 and 16 memcpy threads) beside their
+# native baselines.
 # Logs in $OUT/logs-PART.tar.gz; tables on stdout. Usage: tools/gpu-copies.sh [tests|bench|all]
 # (two parts, so that each fits in one device call; the second reuses the first's build).
 set -uo pipefail

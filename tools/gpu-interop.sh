@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 on the GPU machine, in one device call: interop (wrap_device/queue/buffer/event) and the
+# Interop on the GPU machine, in one device call: interop (wrap_device/queue/buffer/event) and the
 # vendor BLAS on dualrt buffers, on CUDA and on NVIDIA's OpenCL.
 #   1. builds what it runs (warnings as errors) in build-gpu
 #   2. the interop and vendor-BLAS cases of the conformance suite on CUDA and on NVIDIA OpenCL
@@ -67,7 +67,7 @@ vendor() {
   if [ $code -eq 0 ]; then row "$name" "ok" ""; else row "$name" "FAILED" "exit $code"; status=1; fi
   # The SGEMM rows: "NAME  backend  median ms  GFLOP/s  % of vendor ...".
   grep -E 'SGEMM|float4' "$log" | while read -r line; do row "" "" "$line"; done
-  # The cost rows end with the slowdown; above 1.02 misses the issue's target.
+  # The cost rows end with the slowdown; above 1.02 misses the target.
   grep -E '^(launch|4 KiB|pinned)' "$log" | while read -r line; do
     slowdown=${line##* }
     verdict=$(awk -v s="$slowdown" 'BEGIN { print (s <= 1.02 ? "<= 1.02" : "ABOVE 1.02") }')
@@ -109,7 +109,7 @@ vendor vendor_blas-cuda DUALRT_BACKEND=cuda
 vendor vendor_blas-opencl-nvidia DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia
 
 echo
-echo "== summary (issue 16: interop, vendor BLAS)"
+echo "== summary (interop, vendor BLAS)"
 cat "$summary"
 # Every log in one archive: the device tool brings back at most 8 files.
 tar -czf "$out/interop-logs.tar.gz" -C "$logs" .

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 18 on the one-GPU machine, in one call after `source .device-kit/env.sh` (the kit must
-# carry Open MPI: docs/mpi.md says which EXTRA_DEBS). Builds with MPI, then:
+# dualrt under MPI on the one-GPU machine, in one call after `source .device-kit/env.sh` (the kit
+# must carry Open MPI: docs/mpi.md says which EXTRA_DEBS). Builds with MPI, then:
 #   - the MPI tests and samples of CTest (label mpi; here DUALRT_BACKEND=opencl gives rank 0 the
 #     GPU through NVIDIA's OpenCL and rank 1 PoCL's CPU),
 #   - the MPI tests with 2 ranks sharing the GPU, on CUDA and on NVIDIA's OpenCL, and with rank 0

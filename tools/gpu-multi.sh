@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issues 17 and 20 on the one-GPU machine, in one call after `source .device-kit/env.sh`: build,
-# the whole suite on CUDA and on NVIDIA's OpenCL (the multi-device suite sees the GPU through both
-# backends and PoCL's CPU devices), bandwidth --cross from the CUDA and from the OpenCL view of
-# the GPU, launch_cost on both, then the stream benchmark (tools/gpu-stream.sh). Logs in
+# Several devices and copies on the one-GPU machine, in one call after `source
+# .device-kit/env.sh`: build, the whole suite on CUDA and on NVIDIA's OpenCL (the multi-device
+# suite sees the GPU through both backends and PoCL's CPU devices), bandwidth --cross from the
+# CUDA and from the OpenCL view of the GPU, launch_cost on both, then the stream benchmark
+# (tools/gpu-stream.sh). Logs in
 # $OUT/multi.tar.gz and $OUT/stream/; tables on stdout.
 set -uo pipefail
 source "$(dirname "$0")/gpu-common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's Pipeline over several devices on the one-GPU machine, in one call after
+# A Pipeline over several devices on the one-GPU machine, in one call after
 # `source .device-kit/env.sh`: the H200 through CUDA, the same H200 through NVIDIA's OpenCL, and
 # the CPU through PoCL (three devices). Builds what it needs in build-gpu (warnings as errors),
 # runs the multi-device suite and the multi_device sample's CTest entries serially, then the
@@ -9,7 +9,7 @@
 # beside the native streams on a fixed split, in the same run. 21 timed runs after one untimed:
 # a Pipeline over several devices measures its first planned runs with every device and the
 # fastest alone in turns, twice each, then keeps the better; its median is the way it settles
-# on, and 21 runs resolve 2% where pageable runs spread by 20% (nine did not, session 20). About
+# on, and 21 runs resolve 2% where pageable runs spread by 20% (nine do not). About
 # 6 minutes on a fresh machine.
 # Writes under $OUT/multidev (else /tmp/dualrt-gpu/multidev): build.log, one log per step, the
 # sample's tables (multi_device-*.txt) and rows (multi_device-*.csv), and the together runs'

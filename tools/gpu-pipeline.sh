@@ -141,7 +141,7 @@ stream_run() {
   local tag name
   tag=$(tag_of "$b")
   name=stream-$size
-  # 1 GiB streams on NVIDIA's OpenCL ran past 150 s (64 KiB blocks; GPU run X2, session 14).
+  # 1 GiB streams on NVIDIA's OpenCL can run past 150 s (64 KiB blocks).
   local limit=150
   [ "$size" = 1G ] && limit=300
   # shellcheck disable=SC2046

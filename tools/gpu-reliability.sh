@@ -3,7 +3,7 @@
 # reliability checks that need a GPU and are too slow or too destructive for gpu-check.sh.
 #   - the fault suite (a kernel fault and real memory exhaustion) on CUDA and NVIDIA's OpenCL;
 #   - the stress suite on NVIDIA's OpenCL, repeated (STRESS_RUNS, default 6; the first two with
-#     STRESS_SEED when given), since a crash there was intermittent;
+#     STRESS_SEED when given), since a crash there may be intermittent;
 #   - the CUDA and NVIDIA OpenCL conformance suites built with ASan+UBSan (the sanitize preset's
 #     options; protect_shadow_gap=0 because the CUDA driver maps memory where ASan's shadow gap
 #     would be).

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine through the device tool, after `source .device-kit/env.sh`: issue 20's
+# Runs on the GPU machine through the device tool, after `source .device-kit/env.sh`: the
 # stream benchmark (samples/stream) on CUDA and on the same GPU through NVIDIA's OpenCL
 # (DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia), each beside its hand-written native stream in the
-# same run, every variant of the build (the Pipeline rows of issue 21 included; for those across
-# stream sizes, with their own summary, see tools/gpu-pipeline.sh stream). Builds what it needs in build-gpu first: quick after tools/gpu-check.sh, minutes on a
-# fresh machine (then give the build a command of its own, so the runs keep their time).
+# same run, every variant of the build (the Pipeline rows included; for those across stream
+# sizes, with their own summary, see tools/gpu-pipeline.sh stream). Builds what it needs in
+# build-gpu first: quick after tools/gpu-check.sh, minutes on a fresh machine (then give the
+# build a command of its own, so the runs keep their time).
 # Writes under $OUT/stream (else /tmp/dualrt-gpu/stream), five files in all: build.log, and per
 # backend the sample's output (stream-<backend>.txt) and rows (stream-<backend>.csv). Ends with
 # one table on stdout: dualrt / native pinned GB/s by backend, variant and block size.
@@ -50,7 +51,7 @@ stream_on cuda DUALRT_BACKEND=cuda
 stream_on "opencl-$opencl_device" DUALRT_BACKEND=opencl DUALRT_DEVICE="$opencl_device"
 
 # The summary from the CSV rows: one line per backend and variant, one column per block size.
-# Cells: dualrt GB/s over native pinned GB/s (host clock), '*' below the issue's target, WRONG
+# Cells: dualrt GB/s over native pinned GB/s (host clock), '*' below the target, WRONG
 # for a wrong output; native rows give their GB/s.
 echo
 echo "== summary: dualrt / native pinned GB/s (host clock; * below target; native rows: GB/s)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19 on a two-GPU machine (`nvidia-h100-x2` or `nvidia-h200-x2`), after `source
+# The two-GPU runs, on a two-GPU machine (`nvidia-h100-x2` or `nvidia-h200-x2`), after `source
 # .device-kit/env.sh` (the kit with Open MPI, docs/mpi.md). Two GPUs spend device time twice as
 # fast, so the work comes in two phases, each one call on the same warm machine (the build is
 # kept between calls):
@@ -17,11 +17,9 @@
 #     through NVIDIA's OpenCL, PoCL's CPU), and mpi_bandwidth between the two GPUs.
 # Logs: one tarball per phase, $OUT/two-PHASE.tar.gz, replaced after each step (only 8 files
 # come back from the machine); tables on stdout.
-# Session 12 ran it on two H100s (docs/GPU-TESTS.md, runs W1-W5): the bench phase at --size 1G
-# for bandwidth --cross ran past the call's 600 s (1 GiB imports crashed NVIDIA's OpenCL, now
-# refused); at 256M it should take about 8 minutes. Still to run on two GPUs: this whole script
-# after 9c90ceb (registration of another device's HostBuffer, a copier per device, the refusal
-# of large imports), and mpi_bandwidth.
+# At --size 1G for bandwidth --cross the bench phase outlasts a call's 600 s; at 256M it should
+# take about 8 minutes on two H100s (imports into NVIDIA's OpenCL above 256 MiB, which crash
+# its driver, are refused).
 set -uo pipefail
 phase=${1:-}
 [ "$phase" = bench ] || [ "$phase" = suites ] || { echo "usage: $0 bench|suites"; exit 2; }

@@ -45,7 +45,7 @@ __kernel void copy_2d_f32(uint width, uint height, __global const float* restric
     const uint y0 = (uint)get_group_id(1) * TILE + (uint)get_local_id(1);
     if (x >= width) return;  // no barrier here, so work-items past the edge may leave early
     // One address per work-item, stepped TILE_ROWS rows at a time, as in the CUDA twin, where
-    // PER_ITEM 64-bit addresses took 60 registers and halved the threads an SM holds.
+    // PER_ITEM 64-bit addresses take 60 registers and halve the threads an SM holds.
     const size_t first = (size_t)y0 * width + x, step = (size_t)TILE_ROWS * width;
     // All loads first, then all stores, as in the transpose kernels: a store waits for its value,
     // so alternating them would wait for one load at a time.

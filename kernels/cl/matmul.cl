@@ -10,8 +10,8 @@
 // time: NVIDIA's compilers merge consecutive local reads into 128-bit ones only where they
 // can prove the alignment. nvcc compiles a whole program, so its ptxas knows where each tile
 // lies. NVIDIA's OpenCL hands its PTX to ptxas as relocatable code (its build log matches
-// `ptxas -c`), which knows only the declared alignment. With 4 bytes, rungs 3 to 5 kept
-// scalar reads there and took 1.24x to 1.58x the time of their CUDA twins (docs/ladders.md).
+// `ptxas -c`), which knows only the declared alignment. With 4 bytes, rungs 3 to 5 keep
+// scalar reads there and take 1.24x to 1.58x the time of their CUDA twins (docs/ladders.md).
 
 // A float4 access needs a 16-byte aligned address: rows whose length is a multiple of 4 floats,
 // starting on a 16-byte boundary (a buffer view may start anywhere).

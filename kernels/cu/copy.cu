@@ -36,7 +36,7 @@ extern "C" __global__ void copy_2d_f32(uint width, uint height, const float* __r
     const uint y0 = (uint)get_group_id(1) * TILE + (uint)get_local_id(1);
     if (x >= width) return;  // no barrier here, so threads past the edge may leave early
     // One address per thread, stepped TILE_ROWS rows at a time: PER_ITEM addresses of 64 bits
-    // took 60 registers instead of 32, which halved the threads an SM holds.
+    // take 60 registers instead of 32, which halves the threads an SM holds.
     const size_t first = (size_t)y0 * width + x, step = (size_t)TILE_ROWS * width;
     // All loads first, then all stores, as in the transpose kernels: a store waits for its value,
     // so alternating them would wait for one load at a time.

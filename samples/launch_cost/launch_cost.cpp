@@ -7,11 +7,11 @@
 //   round trip     one launch and Event::wait(); median of many
 // Ratios are dualrt / native time (above 1: dualrt is slower). dualrt and native take turns, one
 // round of each burst kind at a time, so that both meet the machine in the same state: measured
-// one after the other, the same build's ratios moved by up to 40% between GPU machines (session
-// 14), more than any change to the code between them. Both sides make their queues once and run
-// their bursts in the same order, each kind after a warm-up burst of its own: with dualrt's
-// discarded burst on a fresh queue right after 10,000 kept events were released, NVIDIA's OpenCL
-// read 1.10-1.18 where the same build in the native's order read 1.04-1.08 (session 20).
+// one after the other, the same build's ratios can move by up to 40% between GPU machines, more
+// than a change to the code moves them. Both sides make their queues once and run their bursts
+// in the same order, each kind after a warm-up burst of its own: a discarded burst on a fresh
+// queue right after 10,000 kept events are released reads up to 10% slower on NVIDIA's OpenCL
+// than the same burst in the native's order.
 #include "args.hpp"
 #include "csv.hpp"
 #include "native_baseline.hpp"

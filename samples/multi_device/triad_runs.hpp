@@ -44,10 +44,10 @@ TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinne
                    int repetitions);
 
 // The same for two Pipelines whose timed runs take turns, so that both see the host in the same
-// state. Measured one after the other, the second may meet a host the first left slower: on the
-// GPU machine, pageable runs of a GPU alone inside a Pipeline over the GPU and PoCL's CPU read
-// 10-20% slower than the same GPU's own Pipeline measured before them, and pinned runs did not
-// (session 14, docs/BENCHMARKS.md). Returns each one's median run.
+// state. Measured one after the other, the second may meet a host the first left slower:
+// pageable runs of a GPU alone inside a Pipeline over the GPU and PoCL's CPU can read 10-20%
+// slower than the same GPU's own Pipeline measured before them, where pinned runs do not
+// (docs/BENCHMARKS.md). Returns each one's median run.
 std::pair<TriadRun, TriadRun> run_triads_interleaved(dualrt::Pipeline& first,
                                                      dualrt::Pipeline& second,
                                                      const TriadData& data, bool pinned,

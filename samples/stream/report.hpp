@@ -13,10 +13,10 @@
 
 namespace dualrt::samples::stream {
 
-// The issue's targets, as ratios of GB/s (host clock) over the native pinned stream's.
+// The targets, as ratios of GB/s (host clock) over the native pinned stream's.
 inline constexpr double pinned_target = 0.95;  // dualrt's pinned memory, however it is held
 inline constexpr double staged_target = 0.80;  // pageable memory, where dualrt stages it
-// Issue 21: Pipeline rows over the hand-written schedule on dualrt's queues (the pinned-view
+// Pipeline rows over the hand-written schedule on dualrt's queues (the pinned-view
 // variant) at the same block size, and Pipeline auto over the best fixed chunk size.
 inline constexpr double pipeline_target = 0.95;
 inline constexpr double auto_target = 1.00;

@@ -1,4 +1,4 @@
-// Probe (issue 17): does NVIDIA's OpenCL see memory pinned by CUDA as pinned, and the reverse, in
+// Probe: does NVIDIA's OpenCL see memory pinned by CUDA as pinned, and the reverse, in
 // one process, and can either register the other's pinned memory? H2D GB/s of 64 MiB.
 //   g++ -O2 -std=c++17 cross_pinned.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda -lOpenCL
 #define CL_TARGET_OPENCL_VERSION 300

@@ -1,4 +1,4 @@
-// Probe (issue 20): what registering host memory costs with the CUDA driver, and how fast copies
+// Probe: what registering host memory costs with the CUDA driver, and how fast copies
 // from it, and from a pointer inside cuMemHostAlloc memory, run. Plain driver API, no dualrt.
 //   g++ -O2 -std=c++17 cuda_costs.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda -o cuda_costs
 #include <cuda.h>

@@ -1,4 +1,4 @@
-// Probe (issue 17, item 2): can one H200 allocation be used in place by CUDA and by NVIDIA's
+// Probe: can one H200 allocation be used in place by CUDA and by NVIDIA's
 // OpenCL in one process (CUDA VMM memory exported as a POSIX fd, imported by OpenCL through
 // cl_khr_external_memory_opaque_fd), does OpenCL keep the fd it is given, is a kernel on the
 // imported buffer as fast as on its own, and can an OpenCL semaphore exported as an fd order CUDA

@@ -1,4 +1,4 @@
-// Probe (issue 20): how fast the host copies pageable memory into pinned memory and back, by
+// Probe: how fast the host copies pageable memory into pinned memory and back, by
 // thread count, copy size and store kind (memcpy vs AVX2 non-temporal stores), in a pool of
 // threads started once (as dualrt's ParallelCopier is). Pinned memory comes from
 // cuMemHostAlloc when built with -DWITH_CUDA, else from plain aligned memory.

@@ -1,7 +1,7 @@
-// Probe (issue 19): where does the MPI stencil's halo exchange wait on NVIDIA's OpenCL? On two
-// H200s it was 92% hidden behind the interior sweep on CUDA and 0% on NVIDIA's OpenCL, and
-// opencl_cross_queue.cpp showed the driver itself overlaps a download with another queue's
-// kernel. This runs the stencil's step on one device, one rank, with the exchange sent to itself
+// Probe: where does the MPI stencil's halo exchange wait on NVIDIA's OpenCL, when it hides
+// behind the interior sweep on CUDA but not there (with markers that have no wait list), though
+// opencl_cross_queue.cpp shows the driver itself overlaps a download with another queue's
+// kernel? This runs the stencil's step on one device, one rank, with the exchange sent to itself
 // in several forms, from dualrt::mpi's own path down to bare copies on dualrt queues, and prints
 // per form the time per step and in how many steps the exchange was done before the interior
 // sweep (the host looks when its wait returns). A form that hides the exchange takes about the

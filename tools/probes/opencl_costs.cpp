@@ -1,4 +1,4 @@
-// Probe (issue 20): what NVIDIA's OpenCL charges for the operations dualrt's copy and launch
+// Probe: what NVIDIA's OpenCL charges for the operations dualrt's copy and launch
 // paths are built from. Plain OpenCL C API, no dualrt. Prints one line per measurement.
 //   g++ -O2 -std=c++17 opencl_costs.cpp -lOpenCL -lpthread -o opencl_costs && ./opencl_costs nvidia
 #define CL_TARGET_OPENCL_VERSION 300

@@ -1,12 +1,12 @@
-// Probe (issue 19): does NVIDIA's OpenCL run a small download on one queue while a long kernel
-// runs on another? The MPI stencil's halo exchange (a short border kernel and a download on one
-// queue, the interior sweep on a second queue that waits for the border kernel) was 0% hidden on
-// NVIDIA's OpenCL and 92% on CUDA. Each case prints when the download was done and when the
-// kernel was, in ms from the first enqueue; a download that overlaps ends long before the kernel.
-// The later cases (session 16) find the cause: a marker with no wait list, which dualrt's events
-// were, ends only after every earlier command of the context; with a wait list it does not, but
-// a timed one is then stamped on another clock. The last case asks whether such a marker also
-// holds back its own queue's later commands.
+// Probe: does NVIDIA's OpenCL run a small download on one queue while a long kernel runs on
+// another? The MPI stencil's halo exchange (a short border kernel and a download on one queue,
+// the interior sweep on a second queue that waits for the border kernel) hides on CUDA, and on
+// NVIDIA's OpenCL not at all when its events are markers with no wait list. Each case prints when
+// the download was done and when the kernel was, in ms from the first enqueue; a download that
+// overlaps ends long before the kernel. The later cases show why: a marker with no wait list ends
+// only after every earlier command of the context; with a wait list it does not, but a timed one
+// is then stamped on another clock. The last case asks whether such a marker also holds back its
+// own queue's later commands.
 //   g++ -O2 -std=c++17 opencl_cross_queue.cpp -lOpenCL
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
