@@ -2,6 +2,7 @@
 // releases a wrapped handle and when, that wrapped objects work like dualrt's own, and that the
 // core's checks refuse bad handles before a backend sees them.
 #include "fake_backend.hpp"
+#include "runtime/backend_access.hpp"
 #include "support.hpp"
 
 #include <numeric>
@@ -86,7 +87,7 @@ TEST_CASE("interop: wrapped objects keep their device alive, as dualrt's own do"
     dualrt::Buffer<float> buffer;
     {
         FakeDevice& fake = *memory;
-        watch = fake.device.impl();
+        watch = dualrt::detail::backend_of(fake.device);
         buffer = dualrt::wrap_buffer<float>(fake.device, handle_of(object), 2,
                                             dualrt::Ownership::borrow);
         memory.reset();

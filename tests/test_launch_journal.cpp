@@ -1,8 +1,8 @@
 // The launch journal that names a kernel fault's suspects: the last 64 launches in flight per
 // device, oldest first, older ones counted; a finished queue's launches forgotten; other devices
 // unaffected. Driven directly, on fake devices, each of which owns its journal.
-#include "fake_backend.hpp"
 #include "backend/launch_journal.hpp"
+#include "fake_backend.hpp"
 
 #include <doctest/doctest.h>
 

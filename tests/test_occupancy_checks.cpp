@@ -3,6 +3,7 @@
 // value and the limit, and passes good ones through. The fake kernel's limit (128) is tighter
 // than its device's (1024), and the device has 48 KiB of local memory per work-group.
 #include "fake_backend.hpp"
+#include "runtime/backend_access.hpp"
 #include "support.hpp"
 
 namespace {
@@ -13,7 +14,7 @@ struct FakeKernel {
     dualrt::Device device{std::make_shared<test::fake::Device>("fake")};
     dualrt::Kernel kernel = device.kernel("saxpy");
     const test::fake::Kernel& backend() const {
-        return static_cast<const test::fake::Kernel&>(*kernel.impl());
+        return static_cast<const test::fake::Kernel&>(*dualrt::detail::backend_of(kernel));
     }
 };
 

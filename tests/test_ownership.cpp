@@ -1,6 +1,7 @@
 // Device-free tests of the core through the fake backend: who keeps whom alive, what a
 // moved-from or empty object does, and that checks run before the backend sees a call.
 #include "fake_backend.hpp"
+#include "runtime/backend_access.hpp"
 #include "support.hpp"
 
 #include <numeric>
@@ -20,7 +21,7 @@ TEST_CASE("ownership: buffers, queues and kernels keep their device alive") {
     dualrt::Kernel kernel;
     {
         auto device = fake_device();
-        watch = device.impl();
+        watch = dualrt::detail::backend_of(device);
         buffer = device.alloc<float>(16);
         queue = device.create_queue();
         kernel = device.kernel("saxpy");
@@ -84,7 +85,7 @@ TEST_CASE("checks: objects of another device are refused before the backend sees
 TEST_CASE("launch: geometry and arguments reach the backend as checked") {
     auto device = fake_device();
     auto queue = device.create_queue();
-    auto& backend_queue = static_cast<test::fake::Queue&>(*queue.impl());
+    auto& backend_queue = static_cast<test::fake::Queue&>(*dualrt::detail::backend_of(queue));
     auto x = device.alloc<float>(1000);
     auto y = device.alloc<float>(1000);
     const auto kernel = device.kernel("saxpy");

@@ -44,7 +44,7 @@ struct BusyChunk {
                      std::to_string(next_offset);
         ++calls;
         next_offset = chunk.offset + chunk.size();
-        if (chunk.output.impl() != chunk.input.impl() ||
+        if (chunk.output.native_handle() != chunk.input.native_handle() ||
             chunk.output.offset_bytes() != chunk.input.offset_bytes())
             chunk.queue.copy(chunk.output, chunk.input);
         chunk.queue.launch(kernel, {chunk.size()}, {}, chunk.output,

@@ -159,8 +159,8 @@ TEST_CASE("pipeline arrays: in place with several pairs writes each output into 
             pipeline.run(dualrt::inputs(p, q), dualrt::outputs(p_out, q_out), [&](auto& chunk) {
                 auto [in_p, in_q] = chunk.inputs;
                 auto [out_p, out_q] = chunk.outputs;
-                CHECK(static_cast<bool>(out_p.impl() == in_p.impl()));
-                CHECK(static_cast<bool>(out_q.impl() == in_q.impl()));
+                CHECK(out_p.native_handle() == in_p.native_handle());
+                CHECK(out_q.native_handle() == in_q.native_handle());
                 chunk.queue.launch(busy, {chunk.size()}, {}, out_p, tp::u32(chunk.size()), 3u);
                 chunk.queue.launch(busy, {chunk.size()}, {}, out_q, tp::u32(chunk.size()), 5u);
             });

@@ -2,8 +2,8 @@
 // or the fastest alone (MixChoice), and how many lanes a layout's runs use (choose_lanes).
 #include "chunk_dealer.hpp"
 #include "lane_choice.hpp"
-#include "stage_model.hpp"
 #include "run_timing.hpp"
+#include "stage_model.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,10 +2,10 @@
 // simulated time of a plan and the plan automatic chunking picks from its stage model (the
 // model's fit itself: test_pipeline_model.cpp).
 #include "automatic_chunking.hpp"
-#include "stage_model.hpp"
 #include "chunk_extents.hpp"
 #include "plan_simulation.hpp"
 #include "run_timing.hpp"
+#include "stage_model.hpp"
 
 #include <dualrt/error.hpp>
 

@@ -1,8 +1,8 @@
 // Device-free tests of the samples' SVG timeline (samples/support/timeline_svg.hpp): Timelines
 // built by hand, drawn, and parsed back with tinyxml2.
-#include "timeline_svg.hpp"
 #include "support.hpp"
 #include "timeline_support.hpp"
+#include "timeline_svg.hpp"
 
 #include <tinyxml2.h>
 

@@ -28,7 +28,7 @@ TEST_CASE("views: accessors report the range within the allocation") {
     CHECK(view.bytes() == 477 * sizeof(float));
     CHECK(view.offset_bytes() == 13 * sizeof(float));
     CHECK(view.allocation_bytes() == 1000 * sizeof(float));
-    CHECK(view.impl().get() == buffer.impl().get());  // shares the allocation
+    CHECK(view.native_handle() == buffer.native_handle());  // shares the allocation
     auto inner = view.view(7, 31);
     CHECK(inner.offset_bytes() == 20 * sizeof(float));
     CHECK(inner.size() == 31);

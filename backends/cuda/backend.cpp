@@ -3,8 +3,8 @@
 
 #include "check.hpp"
 #include "device.hpp"
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <cuda.h>
 

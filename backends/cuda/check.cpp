@@ -2,8 +2,8 @@
 // which errc it means, and what the user can do about the errors that poison a context.
 #include "check.hpp"
 
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <cstring>
 #include <string>

@@ -5,9 +5,9 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "context.hpp"
-#include "support/log.hpp"
 #include "mapped_buffer.hpp"
 #include "queue.hpp"
+#include "support/log.hpp"
 
 #include <cctype>
 #include <cstdio>

@@ -3,8 +3,8 @@
 
 #include "buffer.hpp"
 #include "device.hpp"
-#include "support/raise.hpp"
 #include "program.hpp"
+#include "support/raise.hpp"
 
 #include <limits>
 #include <utility>

@@ -2,8 +2,8 @@
 #include "nvrtc.hpp"
 
 #include "kernels/embedded_kernels.hpp"
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <nvrtc.h>
 

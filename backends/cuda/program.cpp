@@ -5,9 +5,9 @@
 #include "context.hpp"
 #include "device.hpp"
 #include "kernels/embedded_kernels.hpp"
-#include "support/raise.hpp"
-#include "support/log.hpp"
 #include "nvrtc.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <optional>

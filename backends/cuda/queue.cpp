@@ -5,11 +5,11 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
-#include "support/raise.hpp"
 #include "event.hpp"
 #include "fill.hpp"
 #include "launch.hpp"
 #include "program.hpp"
+#include "support/raise.hpp"
 
 #include <cassert>
 #include <string>

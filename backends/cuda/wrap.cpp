@@ -14,9 +14,9 @@
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
-#include "support/raise.hpp"
 #include "event.hpp"
 #include "queue.hpp"
+#include "support/raise.hpp"
 
 #include <string>
 #include <utility>

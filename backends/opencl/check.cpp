@@ -1,8 +1,8 @@
 // Turning cl::Error into dualrt::Error: the error-code table and the report built on failure.
 #include "check.hpp"
 
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <cstring>
 #include <string>

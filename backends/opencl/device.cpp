@@ -4,10 +4,10 @@
 
 #include "buffer.hpp"
 #include "check.hpp"
-#include "support/raise.hpp"
-#include "support/log.hpp"
 #include "mapped_buffer.hpp"
 #include "queue.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -4,8 +4,8 @@
 
 #include "check.hpp"
 #include "device.hpp"
-#include "support/raise.hpp"
 #include "queue.hpp"
+#include "support/raise.hpp"
 
 #include <cstdint>
 #include <utility>

@@ -6,8 +6,8 @@
 #include "check.hpp"
 #include "device.hpp"
 #include "kernels/embedded_kernels.hpp"
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cctype>

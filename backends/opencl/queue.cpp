@@ -6,12 +6,12 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
-#include "support/environment.hpp"
-#include "support/raise.hpp"
 #include "event.hpp"
-#include "support/log.hpp"
 #include "pocl_launch_guard.hpp"
 #include "program.hpp"
+#include "support/environment.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <array>
 #include <cassert>

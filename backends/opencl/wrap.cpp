@@ -12,9 +12,9 @@
 #include "buffer.hpp"
 #include "check.hpp"
 #include "device.hpp"
-#include "support/raise.hpp"
 #include "event.hpp"
 #include "queue.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,7 @@
 #include "automatic_chunking.hpp"
 
-#include "support/raise.hpp"
 #include "chunk_extents.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cmath>

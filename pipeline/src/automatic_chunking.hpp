@@ -5,8 +5,8 @@
 
 #include <dualrt/pipeline.hpp>
 
-#include "stage_model.hpp"
 #include "plan_simulation.hpp"
+#include "stage_model.hpp"
 
 #include <cstddef>
 #include <string>

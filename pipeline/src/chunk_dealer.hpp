@@ -5,9 +5,9 @@
 // the run with a whole chunk before anyone knows it is slow. Internal.
 #pragma once
 
-#include "stage_model.hpp"
 #include "chunk_extents.hpp"
 #include "chunk_scheduler.hpp"
+#include "stage_model.hpp"
 
 #include <chrono>
 #include <condition_variable>

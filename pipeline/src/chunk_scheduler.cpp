@@ -1,5 +1,6 @@
 #include "chunk_scheduler.hpp"
 
+#include "runtime/backend_access.hpp"
 #include "support/parallel_copy.hpp"
 
 #include <algorithm>
@@ -44,7 +45,7 @@ ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
     : queues_(queues), slots_(slots), input_staging_(input_staging),
       output_staging_(output_staging), staging_slots_(staging_slots), arrays_(arrays),
       timing_(timing), compute_(compute),
-      copier_(ParallelCopier::of(queues.queues.front().device().impl().get())) {}
+      copier_(ParallelCopier::of(detail::backend_of(queues.queues.front().device()).get())) {}
 
 void ChunkScheduler::wait_host(const Event& event) {
     const auto begun = Clock::now();
@@ -191,7 +192,7 @@ void ChunkScheduler::upload(std::size_t i) {
     Queue& queue = queues_.upload(i);
     // The slot's previous chunk must be downloaded before its buffers are overwritten; where
     // that download is on this queue (a lane, one copy queue) it is ahead already.
-    if (i >= depth && queues_.download(i - depth).impl() != queue.impl())
+    if (i >= depth && detail::backend_of(queues_.download(i - depth)) != detail::backend_of(queue))
         queue.wait(in_flight(i - depth).downloaded);
 
     // Pageable inputs go into pinned buffers first, so the DMAs can follow one another.
@@ -221,12 +222,12 @@ void ChunkScheduler::upload(std::size_t i) {
     // timed chunk: its after_upload point would do on CUDA, but on NVIDIA's OpenCL a timed point
     // ends only once every earlier command of the context has (guide.md), so a wait on it would
     // hold the compute, or the host's next refill, behind other chunks' computes and downloads.
-    const bool waited_for = staged || queues_.compute(i).impl() != queue.impl();
+    const bool waited_for = staged || detail::backend_of(queues_.compute(i)) != detail::backend_of(queue);
     backend::EventPtr last;
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
         last.reset();
-        last = queue.impl()->copy_to_device(*buffer.impl(), buffer.offset_bytes(), sources[k],
+        last = detail::backend_of(queue)->copy_to_device(*detail::backend_of(buffer), buffer.offset_bytes(), sources[k],
                                             range.count * arrays_.inputs[k].elem_size,
                                             Sync::async);
     }
@@ -240,16 +241,16 @@ void ChunkScheduler::compute(std::size_t i) {
     const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
     const DeviceSlot& slot = slots_[i % slots_.size()];
     Queue& queue = queues_.compute(i);
-    if (queues_.upload(i).impl() != queue.impl()) queue.wait(in_flight(i).uploaded);
+    if (detail::backend_of(queues_.upload(i)) != detail::backend_of(queue)) queue.wait(in_flight(i).uploaded);
     std::vector<BufferView>& inputs = input_views_;
     std::vector<BufferView>& outputs = output_views_;
     inputs.clear();
     outputs.clear();
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k)
-        inputs.emplace_back(slot.inputs[k].impl(), slot.inputs[k].offset_bytes(),
+        inputs.emplace_back(detail::backend_of(slot.inputs[k]), slot.inputs[k].offset_bytes(),
                             range.count * arrays_.inputs[k].elem_size);
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
-        outputs.emplace_back(slot.outputs[k].impl(), slot.outputs[k].offset_bytes(),
+        outputs.emplace_back(detail::backend_of(slot.outputs[k]), slot.outputs[k].offset_bytes(),
                              chunk.count * arrays_.outputs[k].elem_size);
     ChunkViews views;
     views.queue = &queue;
@@ -269,7 +270,7 @@ void ChunkScheduler::compute(std::size_t i) {
     // per chunk (a timed record() cost 2 us on CUDA and a flush on OpenCL, per chunk, in
     // three-queue mode).
     in_flight(i).computed =
-        queues_.download(i).impl() != queue.impl() ? Event(queue.impl()->mark()) : Event();
+        detail::backend_of(queues_.download(i)) != detail::backend_of(queue) ? Event(detail::backend_of(queue)->mark()) : Event();
     timing_.end_stage(i, after_compute, queue);
 }
 
@@ -277,14 +278,14 @@ void ChunkScheduler::download(std::size_t i) {
     const ChunkExtent& chunk = (*extents_)[i];
     const DeviceSlot& slot = slots_[i % slots_.size()];
     Queue& queue = queues_.download(i);
-    if (queues_.compute(i).impl() != queue.impl()) queue.wait(in_flight(i).computed);
+    if (detail::backend_of(queues_.compute(i)) != detail::backend_of(queue)) queue.wait(in_flight(i).computed);
 
     // As in upload(): the downloads' end is kept only where something waits for it (the
     // copy-out of staged outputs, the upload that reuses this slot from another queue, or a
     // source of chunks), as the last copy's own event, timed chunk or not, and no copy's event is
     // held past the next copy of the queue.
     const std::size_t depth = slots_.size();
-    const bool reuse_waits = queues_.upload(i + depth).impl() != queue.impl();
+    const bool reuse_waits = detail::backend_of(queues_.upload(i + depth)) != detail::backend_of(queue);
     bool staged = false;
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
         staged = staged || !output_staging_.ring(k).empty();
@@ -306,7 +307,7 @@ void ChunkScheduler::download(std::size_t i) {
         }
         const BufferView& buffer = slot.outputs[k];
         last.reset();
-        last = queue.impl()->copy_to_host(destination, *buffer.impl(), buffer.offset_bytes(),
+        last = detail::backend_of(queue)->copy_to_host(destination, *detail::backend_of(buffer), buffer.offset_bytes(),
                                           bytes, Sync::async);
         bytes_moved += bytes;
     }
@@ -320,7 +321,7 @@ void ChunkScheduler::download(std::size_t i) {
         const bool first_on_lane = i < queues_.queues.size();
         if (first_on_lane || unnudged_bytes_[lane] >= nudge_bytes) {
             // Submitting never blocks, and needs no event (a poll would make a marker for one).
-            queue.impl()->submit();
+            detail::backend_of(queue)->submit();
             unnudged_bytes_[lane] = 0;
         }
     }

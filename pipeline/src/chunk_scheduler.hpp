@@ -8,10 +8,10 @@
 #include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
 
-#include "support/parallel_copy.hpp"
-#include "chunk_extents.hpp"
 #include "chunk_buffers.hpp"
+#include "chunk_extents.hpp"
 #include "run_timing.hpp"
+#include "support/parallel_copy.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,13 +1,14 @@
 #include "multi_device_pipeline.hpp"
 
-#include "support/raise.hpp"
 #include "automatic_chunking.hpp"
-#include "run_checks.hpp"
-#include "device_report.hpp"
 #include "chunk_dealer.hpp"
+#include "device_report.hpp"
 #include "lane_choice.hpp"
+#include "run_checks.hpp"
 #include "run_report.hpp"
 #include "run_timing.hpp"
+#include "runtime/backend_access.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -101,7 +102,7 @@ void check_device_list(const std::vector<Device>& devices, const char* operation
     }
 }
 
-DeviceDrivers::DeviceDrivers(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first)
+MultiDevicePipeline::MultiDevicePipeline(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first)
     : devices_(std::move(devices)),
       options_(first->options),
       mode_(first->mode),
@@ -118,9 +119,9 @@ DeviceDrivers::DeviceDrivers(std::vector<Device> devices, std::unique_ptr<OneDev
     }
 }
 
-DeviceDrivers::~DeviceDrivers() = default;
+MultiDevicePipeline::~MultiDevicePipeline() = default;
 
-PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_count,
+PipelineReport MultiDevicePipeline::run(const HostSide* inputs, std::size_t input_count,
                                   const HostSide* outputs, std::size_t output_count,
                                   const Halo& halo, const ChunkFunction& compute,
                                   Clock::time_point started) {
@@ -156,7 +157,7 @@ PipelineReport DeviceDrivers::run(const HostSide* inputs, std::size_t input_coun
     return report;
 }
 
-PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::string& key,
+PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std::string& key,
                                            const std::vector<double>& prior_rates,
                                            const RunArrays& arrays, const Halo& halo,
                                            const ChunkFunction& compute, const RunFacts& facts,
@@ -167,7 +168,7 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     // (`planner`) would make, with chunks small enough to share out.
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_)
-        seen.push_back(as_seen_by(arrays, *driver.one->device.impl()));
+        seen.push_back(as_seen_by(arrays, *detail::backend_of(driver.one->device)));
     PlanRequest request = plan_request(arrays, halo);
     request.devices = drivers_.size();
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
@@ -313,7 +314,7 @@ PipelineReport DeviceDrivers::run_together(std::size_t planner, const std::strin
     return total;
 }
 
-PipelineReport DeviceDrivers::run_alone(std::size_t d, const std::string& key,
+PipelineReport MultiDevicePipeline::run_alone(std::size_t d, const std::string& key,
                                         const RunArrays& arrays, const Halo& halo,
                                         const ChunkFunction& compute, const RunFacts& facts,
                                         const std::string& why, Clock::time_point started) {

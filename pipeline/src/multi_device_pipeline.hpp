@@ -8,9 +8,9 @@
 #include <dualrt/pipeline.hpp>
 
 #include "chunk_dealer.hpp"
+#include "chunk_scheduler.hpp"
 #include "one_device_pipeline.hpp"
 #include "run_report.hpp"
-#include "chunk_scheduler.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -24,12 +24,12 @@ namespace dualrt::detail {
 // Throws Errc::invalid_argument for an empty list, an empty Device or a device listed twice.
 void check_device_list(const std::vector<Device>& devices, const char* operation);
 
-class DeviceDrivers {
+class MultiDevicePipeline {
 public:
     // `first`: the Pipeline's part for devices[0], whose options, mode and depth the others
     // get (with queues of their own, made here).
-    DeviceDrivers(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first);
-    ~DeviceDrivers();
+    MultiDevicePipeline(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first);
+    ~MultiDevicePipeline();
 
     const std::vector<Device>& devices() const { return devices_; }
 

@@ -1,9 +1,10 @@
 #include "one_device_pipeline.hpp"
 
 #include "automatic_chunking.hpp"
-#include "run_checks.hpp"
 #include "lane_choice.hpp"
+#include "run_checks.hpp"
 #include "run_report.hpp"
+#include "runtime/backend_access.hpp"
 
 #include <algorithm>
 
@@ -145,7 +146,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
                                       ResolvedTiming* timing_out) {
     const char* op = "Pipeline::run";
     // A HostBuffer of another OpenCL device is registered with this one, or staged.
-    const RunArrays arrays = as_seen_by(checked, *device.impl());
+    const RunArrays arrays = as_seen_by(checked, *detail::backend_of(device));
 
     RunFacts facts;
     facts.mode = mode;

@@ -9,10 +9,10 @@
 #include <dualrt/pipeline.hpp>
 
 #include "automatic_chunking.hpp"
-#include "stage_model.hpp"
-#include "chunk_scheduler.hpp"
 #include "chunk_buffers.hpp"
+#include "chunk_scheduler.hpp"
 #include "run_timing.hpp"
+#include "stage_model.hpp"
 
 #include <chrono>
 #include <cstddef>

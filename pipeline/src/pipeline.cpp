@@ -1,13 +1,13 @@
 // Pipeline: checks its options, resolves the mode and depth, and hands runs to the device's
-// OneDevicePipeline (one_device_pipeline.cpp) or, over several devices, to DeviceDrivers
+// OneDevicePipeline (one_device_pipeline.cpp) or, over several devices, to MultiDevicePipeline
 // (multi_device_pipeline.cpp).
 #include <dualrt/pipeline.hpp>
 
-#include "support/raise.hpp"
-#include "support/log.hpp"
-#include "run_checks.hpp"
 #include "multi_device_pipeline.hpp"
 #include "one_device_pipeline.hpp"
+#include "run_checks.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -64,7 +64,7 @@ struct Pipeline::State {
     std::vector<Device> devices;  // every device
     // Runs: `one` with one device, `several` (which took `one` over for the first) beyond.
     std::unique_ptr<detail::OneDevicePipeline> one;
-    std::unique_ptr<detail::DeviceDrivers> several;
+    std::unique_ptr<detail::MultiDevicePipeline> several;
     // Set while a run is in progress: a second run of the same Pipeline (from its own compute
     // function or another thread) would reuse the buffers and queues the first is using.
     std::atomic<bool> running{false};
@@ -104,7 +104,7 @@ Pipeline::Pipeline(std::vector<Device> devices, PipelineOptions options)
     State& s = *state_;
     s.devices = std::move(devices);
     if (s.devices.size() > 1)
-        s.several = std::make_unique<detail::DeviceDrivers>(s.devices, std::move(s.one));
+        s.several = std::make_unique<detail::MultiDevicePipeline>(s.devices, std::move(s.one));
 }
 
 Pipeline::~Pipeline() = default;

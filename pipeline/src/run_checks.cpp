@@ -1,7 +1,7 @@
 #include "run_checks.hpp"
 
-#include "support/raise.hpp"
 #include "staging/pinned_ranges.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 

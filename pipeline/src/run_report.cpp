@@ -1,7 +1,7 @@
 #include "run_report.hpp"
 
-#include "support/raise.hpp"
 #include "device_report.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cstdio>

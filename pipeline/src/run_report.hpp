@@ -3,9 +3,9 @@
 
 #include <dualrt/pipeline_report.hpp>
 
-#include "stage_model.hpp"
 #include "chunk_extents.hpp"
 #include "run_timing.hpp"
+#include "stage_model.hpp"
 
 #include <cstddef>
 #include <string>

@@ -2,6 +2,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/launch_journal.hpp"
+#include "runtime/backend_access.hpp"
 #include "stage_model.hpp"
 
 #include <algorithm>
@@ -65,7 +66,7 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
         return;
     }
     if (!start && !timed(chunk)) return;
-    if (!queue.impl()->times_commands()) {
+    if (!detail::backend_of(queue)->times_commands()) {
         // A timed event before the stage; the one after it comes in end_stage.
         if (end == after_upload) points_[chunk][before_upload] = timed_event([&] {
             return queue.record();
@@ -81,7 +82,7 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
 
 void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     if (host_clock_) return;
-    if (!queue.impl()->times_commands()) {
+    if (!detail::backend_of(queue)->times_commands()) {
         if (timed(chunk)) points_[chunk][end] = timed_event([&] { return queue.record(); });
         return;
     }
@@ -101,7 +102,7 @@ void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
 Event RunTiming::span_event(Queue& queue, backend::EventPtr (backend::QueueImpl::*call)()) {
     // Through the device's fault journal, as the Queue's own calls go.
     return Event(
-        reporting_faults(*queue.device().impl(), [&] { return (*queue.impl().*call)(); }));
+        reporting_faults(*detail::backend_of(queue.device()), [&] { return (*detail::backend_of(queue).*call)(); }));
 }
 
 template <typename Make>
@@ -159,10 +160,10 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
     std::unordered_map<const backend::EventImpl*, double> read;
     read.reserve(points_.size() * (after_download + 1) + ends_.size());
     const auto at = [&](const Event& e) {
-        const auto [entry, fresh] = read.try_emplace(e.impl().get(), 0.0);
+        const auto [entry, fresh] = read.try_emplace(detail::backend_of(e).get(), 0.0);
         if (fresh)
-            entry->second = reporting_faults(origin.impl()->device(), [&] {
-                return e.impl()->elapsed_ms_since(*origin.impl());
+            entry->second = reporting_faults(detail::backend_of(origin)->device(), [&] {
+                return detail::backend_of(e)->elapsed_ms_since(*detail::backend_of(origin));
             });
         return entry->second;
     };

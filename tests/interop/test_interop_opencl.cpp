@@ -2,10 +2,10 @@
 // to a context (one of another context is refused), user events (a dualrt queue waits for one).
 // Skipped, with the reason, on other backends.
 #include "../support.hpp"
-#include "support/environment.hpp"
 #include "native_api.hpp"
 #include "opencl_functions.hpp"
 #include "reference_counts.hpp"
+#include "support/environment.hpp"
 
 #include <cstdint>
 

@@ -6,8 +6,8 @@
 // the same order, must agree bit for bit). C is poisoned (NaN) before each rung and has guard
 // elements after it (and before it in the view test) that must stay untouched; each rung runs
 // twice on the same buffers, as the sample's timed runs do.
-#include "../support.hpp"
 #include "../../samples/matmul/matmul_rungs.hpp"
+#include "../support.hpp"
 
 #include <cfloat>
 #include <cmath>

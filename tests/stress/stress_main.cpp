@@ -3,8 +3,8 @@
 // the duration, then runs every test case on that device. A backend that cannot be used here is
 // a skip with its reason (exit code 77, SKIP_RETURN_CODE in CTest), never a pass.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include "stress.hpp"
 #include "../suite_device.hpp"
+#include "stress.hpp"
 
 #include <cerrno>
 #include <cstdio>

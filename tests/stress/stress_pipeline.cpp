@@ -51,7 +51,7 @@ struct Compute {
             chunk.queue.launch(saxpy, {chunk.size()}, {}, n, alpha, chunk.input, chunk.output);
             return;
         }
-        const bool in_place = chunk.output.impl() == chunk.input.impl() &&
+        const bool in_place = chunk.output.native_handle() == chunk.input.native_handle() &&
                               chunk.output.offset_bytes() == chunk.input.offset_bytes();
         if (!in_place) chunk.queue.copy(chunk.output, chunk.input);
         chunk.queue.launch(busy, {chunk.size()}, {}, chunk.output, n, iterations);

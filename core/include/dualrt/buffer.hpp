@@ -34,8 +34,7 @@ public:
     Device device() const;
     /// The allocation's cl_mem / CUdeviceptr; add offset_bytes() yourself on CUDA.
     NativeHandle native_handle() const;
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::BufferImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 protected:
     /// Elements [offset, offset + count) of elem_size bytes each, range-checked in elements (so

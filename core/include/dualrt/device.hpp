@@ -43,7 +43,7 @@ struct KernelSource {
 /// A device of one backend. Cheap to copy (shared ownership); the device's context lives until
 /// the last Device, Buffer, Queue, Event or Kernel of it is gone. Thread-safe.
 ///
-/// Every member but valid(), impl() and the comparisons throws Errc::invalid_argument on an
+/// Every member but valid() and the comparisons throws Errc::invalid_argument on an
 /// empty (default-constructed) Device.
 class Device {
 public:
@@ -128,8 +128,7 @@ public:
 
     NativeHandle native_handle() const;   ///< cl_device_id / CUdevice
     NativeHandle native_context() const;  ///< cl_context / CUcontext (the primary context)
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::DeviceImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
     /// Whether `a` and `b` are the same device (copies of one Device, or one device found twice).
     friend bool operator==(const Device& a, const Device& b) { return a.impl_ == b.impl_; }

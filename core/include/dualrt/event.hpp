@@ -15,7 +15,7 @@ class EventImpl;
 /// A point in a queue. Every enqueue returns the Event of the enqueued work; Queue::record() marks
 /// the current end of a queue. Copies share the same point. Thread-safe.
 ///
-/// Every member but valid() and impl() throws Errc::invalid_argument on an empty Event.
+/// Every member but valid() throws Errc::invalid_argument on an empty Event.
 class Event {
 public:
     Event() = default;  ///< an empty event: valid() is false
@@ -38,8 +38,7 @@ public:
     static double elapsed_ms(const Event& start, const Event& end);
 
     NativeHandle native_handle() const;  ///< cl_event / CUevent
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::EventImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 private:
     std::shared_ptr<backend::EventImpl> impl_;

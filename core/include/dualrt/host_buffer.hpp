@@ -53,8 +53,7 @@ public:
         detail::check_host_view(size_, offset, count);
         return HostBuffer(impl_, data_ + offset, count);
     }
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::HostBufferImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 private:
     std::shared_ptr<backend::HostBufferImpl> impl_;

@@ -84,8 +84,7 @@ public:
     ///         the kernel's static local memory, is above the device's local memory per
     ///         work-group (no size could run).
     std::size_t suggest_group_size(std::size_t local_bytes = 0) const;
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::KernelImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 private:
     std::shared_ptr<backend::KernelImpl> impl_;

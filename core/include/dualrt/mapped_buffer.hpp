@@ -86,8 +86,7 @@ public:
     /// Whether a HostAccess of this memory is alive now (a snapshot: another thread may change it).
     bool host_held() const;
     NativeHandle native_handle() const;  ///< cl_mem / the CUDA host pointer (== device pointer)
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::MappedBufferImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 protected:
     MappedBufferBase() = default;  ///< empty: valid() is false

@@ -50,7 +50,7 @@ struct QueueOptions {
 /// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
 /// order the calls happen in.
 ///
-/// Every member but valid() and impl() throws Errc::invalid_argument on an empty Queue, and on a
+/// Every member but valid() throws Errc::invalid_argument on an empty Queue, and on a
 /// buffer of another device.
 class Queue {
 public:
@@ -156,8 +156,7 @@ public:
     /// cl_command_queue / CUstream. Work enqueued on it natively runs after the work enqueued here
     /// so far; the Events returned so far do not include it.
     NativeHandle native_handle() const;
-    /// The backend object (internal; for the library's own code).
-    const std::shared_ptr<backend::QueueImpl>& impl() const noexcept { return impl_; }
+    friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 private:
     enum class HostMemory { pageable, pinned };  // pageable copies are staged

@@ -10,6 +10,12 @@
 
 namespace dualrt {
 
+namespace detail {
+// The library's own way to the backend object behind a public object (internal, not installed):
+// a friend of every class that holds one.
+struct BackendAccess;
+}  // namespace detail
+
 /// The GPU programming interface a device is driven through.
 enum class Backend {
     cuda,    ///< the CUDA driver API (libdualrt_cuda.so)

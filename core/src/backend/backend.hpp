@@ -5,6 +5,13 @@
 // Ownership: the public types hold std::shared_ptr to these objects. Every child object (buffer,
 // queue, event, kernel) holds a shared_ptr to its DeviceImpl, so a device outlives its children.
 // Thread-safety: unless a comment says otherwise, every method may be called from any thread.
+//
+// The public API needs every method here but four, which the Pipeline alone calls, because it
+// times and paces chunks finer than the public Queue offers (backend_access.hpp is its door):
+// QueueImpl::times_commands with begin_timed_span / end_timed_span time a stage from its own
+// commands where a timed marker would wait for the whole context (NVIDIA's OpenCL), and
+// QueueImpl::submit starts a lane's work that nothing waits on yet (OpenCL holds commands until
+// a flush). Each has a default, so a backend that needs neither implements neither.
 #pragma once
 
 #include <dualrt/interop.hpp>
@@ -26,17 +33,8 @@ struct LaunchJournalDeleter {
 
 namespace dualrt::backend {
 
-// Bumped whenever any class below changes layout or meaning. A module built against another
-// version is refused by the registry instead of crashing.
-// 5: launches borrow their arguments (KernelArgs), DeviceImpl::register_host_memory.
-// 6: copies and waits between devices (can_wait_on, can_copy_peer, QueueImpl::copy_peer).
-// 7: the interop hooks (DeviceImpl::wrap_queue/wrap_buffer/wrap_event, BackendImpl::wrap_device).
-// 8: QueueImpl::mark, an untimed point for other queues to wait on.
-// 9: memory shared with another device of the same GPU (export_memory, import_memory).
-// 10: DeviceImpl::largest_import.
-// 11: DeviceImpl::create_queue(timed): queues without timestamps; QueueImpl::submit.
-// 12: DeviceImpl owns its launch journal (a member, so the layout changed).
-// 13: DeviceImpl is enable_shared_from_this (the base, so the layout changed).
+// Bumped whenever any class below changes layout or meaning (the history is in git). A module
+// built against another version is refused by the registry instead of crashing.
 inline constexpr int api_version = 13;
 
 class DeviceImpl;

@@ -1,8 +1,8 @@
 #include "backend/backend_registry.hpp"
 
-#include "support/raise.hpp"
-#include "support/log.hpp"
 #include "backend/module_loader.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <mutex>
 

@@ -14,15 +14,15 @@ namespace dualrt::detail {
 namespace {
 
 // Registration runs during static initialisation of other libraries and programs, so the
-// registry is a function-local static: built on first use, whatever the initialisation order.
-struct Registry {
+// list is a function-local static: built on first use, whatever the initialisation order.
+struct BundleList {
     std::mutex mutex;
     std::vector<const KernelBundle*> bundles;
     std::vector<std::string> refused;  // why bundles of another layout were not registered
 };
 
-Registry& registry() {
-    static Registry instance;
+BundleList& bundle_list() {
+    static BundleList instance;
     return instance;
 }
 
@@ -57,11 +57,11 @@ std::string UserKernelFile::describe(Backend backend) const {
 
 void register_kernel_bundle(const KernelBundle* bundle) noexcept {
     if (bundle == nullptr) return;
-    Registry& reg = registry();
+    BundleList& list = bundle_list();
     try {
-        std::lock_guard<std::mutex> lock(reg.mutex);
+        std::lock_guard<std::mutex> lock(list.mutex);
         if (bundle->layout != kernel_bundle_layout) {
-            reg.refused.push_back(
+            list.refused.push_back(
                 std::string("the kernels of target '") +
                 (bundle->origin != nullptr ? bundle->origin : "(unnamed)") +
                 "' were embedded for kernel bundle layout " + std::to_string(bundle->layout) +
@@ -69,8 +69,8 @@ void register_kernel_bundle(const KernelBundle* bundle) noexcept {
                 " (rebuild the target against this dualrt)");
             return;
         }
-        if (std::find(reg.bundles.begin(), reg.bundles.end(), bundle) == reg.bundles.end())
-            reg.bundles.push_back(bundle);
+        if (std::find(list.bundles.begin(), list.bundles.end(), bundle) == list.bundles.end())
+            list.bundles.push_back(bundle);
     } catch (...) {
         // Out of memory while a program starts: nothing sensible to report to; the kernels are
         // then reported missing when asked for.
@@ -78,17 +78,17 @@ void register_kernel_bundle(const KernelBundle* bundle) noexcept {
 }
 
 void unregister_kernel_bundle(const KernelBundle* bundle) noexcept {
-    Registry& reg = registry();
-    std::lock_guard<std::mutex> lock(reg.mutex);
-    reg.bundles.erase(std::remove(reg.bundles.begin(), reg.bundles.end(), bundle),
-                      reg.bundles.end());
+    BundleList& list = bundle_list();
+    std::lock_guard<std::mutex> lock(list.mutex);
+    list.bundles.erase(std::remove(list.bundles.begin(), list.bundles.end(), bundle),
+                      list.bundles.end());
 }
 
 std::optional<UserKernelFile> find_user_kernel(Backend backend, const std::string& name) {
-    Registry& reg = registry();
-    std::lock_guard<std::mutex> lock(reg.mutex);
+    BundleList& list = bundle_list();
+    std::lock_guard<std::mutex> lock(list.mutex);
     std::optional<UserKernelFile> found;
-    for (const KernelBundle* bundle : reg.bundles) {
+    for (const KernelBundle* bundle : list.bundles) {
         const EmbeddedKernelTable* table = source_table(*bundle, backend);
         if (table == nullptr) continue;
         for (std::size_t f = 0; f < table->count; ++f) {
@@ -110,10 +110,10 @@ std::optional<UserKernelFile> find_user_kernel(Backend backend, const std::strin
 }
 
 std::vector<std::string> user_kernel_names(Backend backend) {
-    Registry& reg = registry();
-    std::lock_guard<std::mutex> lock(reg.mutex);
+    BundleList& list = bundle_list();
+    std::lock_guard<std::mutex> lock(list.mutex);
     std::vector<std::string> names;
-    for (const KernelBundle* bundle : reg.bundles) {
+    for (const KernelBundle* bundle : list.bundles) {
         const EmbeddedKernelTable* table = source_table(*bundle, backend);
         if (table == nullptr) continue;
         for (std::size_t f = 0; f < table->count; ++f) {
@@ -125,10 +125,10 @@ std::vector<std::string> user_kernel_names(Backend backend) {
 }
 
 std::string refused_bundles() {
-    Registry& reg = registry();
-    std::lock_guard<std::mutex> lock(reg.mutex);
+    BundleList& list = bundle_list();
+    std::lock_guard<std::mutex> lock(list.mutex);
     std::string text;
-    for (const auto& reason : reg.refused) text += (text.empty() ? "" : "; ") + reason;
+    for (const auto& reason : list.refused) text += (text.empty() ? "" : "; ") + reason;
     return text;
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/launch_check.hpp"
 
+#include "runtime/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>
@@ -148,13 +149,13 @@ void check_arguments(const backend::KernelImpl& kernel, const KernelArgument* ar
                 const BufferView& view = *arg.buffer;
                 if (!view.valid())
                     fail(kernel.name(), describe_param(i, param) + " is an empty Buffer");
-                if (&view.impl()->device() != &device)
+                if (&detail::backend_of(view)->device() != &device)
                     fail(kernel.name(),
                          describe_param(i, param) + " is a buffer of device " +
-                             device_label(view.impl()->device().info()) +
+                             device_label(detail::backend_of(view)->device().info()) +
                              ", but the queue runs on " + device_label(device.info()));
                 checked.kind = Kind::buffer;
-                checked.buffer = view.impl().get();
+                checked.buffer = detail::backend_of(view).get();
                 checked.offset = view.offset_bytes();
                 checked.bytes = view.bytes();
                 break;

@@ -1,9 +1,9 @@
 #include <dualrt/device.hpp>
 
 #include "backend/backend.hpp"
-#include "support/raise.hpp"
 #include "backend/launch_journal.hpp"
 #include "staging/pinned_ranges.hpp"
+#include "support/raise.hpp"
 
 #include <limits>
 

@@ -1,8 +1,8 @@
 #include <dualrt/event.hpp>
 
 #include "backend/backend.hpp"
-#include "support/raise.hpp"
 #include "backend/launch_journal.hpp"
+#include "support/raise.hpp"
 
 namespace dualrt {
 

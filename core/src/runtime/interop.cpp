@@ -4,9 +4,10 @@
 #include <dualrt/interop.hpp>
 
 #include "backend/backend.hpp"
-#include "support/raise.hpp"
-#include "support/log.hpp"
 #include "backend/backend_registry.hpp"
+#include "runtime/backend_access.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <exception>
 #include <limits>
@@ -104,9 +105,9 @@ Queue wrap_queue(const Device& device, ForeignHandle queue, Ownership ownership)
     const char* op = "wrap_queue";
     require_device(op, device);
     check_handle(op, queue, device.backend(), queue_kind, device_target(device));
-    auto impl = device.impl()->wrap_queue(queue.value, ownership);
+    auto impl = detail::backend_of(device)->wrap_queue(queue.value, ownership);
     if (ownership == Ownership::borrow) impl = sealed_when_unused(std::move(impl));
-    return Queue(std::move(impl), device.impl());
+    return Queue(std::move(impl), detail::backend_of(device));
 }
 
 BufferView detail::wrap_buffer_bytes(const Device& device, ForeignHandle memory,
@@ -120,14 +121,14 @@ BufferView detail::wrap_buffer_bytes(const Device& device, ForeignHandle memory,
         raise_argument(op, std::to_string(count) + " elements of " + std::to_string(elem_size) +
                                " bytes overflow the address space");
     const std::size_t bytes = count * elem_size;
-    return BufferView(device.impl()->wrap_buffer(memory.value, bytes, ownership), 0, bytes);
+    return BufferView(detail::backend_of(device)->wrap_buffer(memory.value, bytes, ownership), 0, bytes);
 }
 
 Event wrap_event(const Device& device, ForeignHandle event, Ownership ownership) {
     const char* op = "wrap_event";
     require_device(op, device);
     check_handle(op, event, device.backend(), event_kind, device_target(device));
-    return Event(device.impl()->wrap_event(event.value, ownership));
+    return Event(detail::backend_of(device)->wrap_event(event.value, ownership));
 }
 
 namespace backend {

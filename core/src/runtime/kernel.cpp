@@ -1,8 +1,8 @@
 #include <dualrt/kernel.hpp>
 
 #include "backend/backend.hpp"
-#include "support/raise.hpp"
 #include "kernels/launch_check.hpp"
+#include "support/raise.hpp"
 
 #include <string>
 

@@ -4,8 +4,9 @@
 #include <dualrt/queue.hpp>
 
 #include "backend/backend.hpp"
-#include "support/raise.hpp"
+#include "runtime/backend_access.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <exception>
 #include <string>
@@ -74,7 +75,7 @@ HostAccessBase MappedBufferBase::host_turn(Queue& queue) const {
     if (!impl_) detail::raise_argument(op, "the MappedBuffer is empty");
     if (!queue.valid()) detail::raise_argument(op, "the Queue is empty (default-constructed)");
     const backend::DeviceImpl& owner = impl_->device();
-    const backend::DeviceImpl& runs_on = queue.impl()->device();
+    const backend::DeviceImpl& runs_on = detail::backend_of(queue)->device();
     if (&owner != &runs_on)
         detail::raise_argument(op, "the mapped buffer belongs to device " +
                                        detail::device_label(owner.info()) +
@@ -91,7 +92,7 @@ HostAccessBase MappedBufferBase::host_turn(Queue& queue) const {
 
     auto turn = std::make_unique<HostAccessBase::Turn>();
     turn->buffer = impl_;
-    turn->queue = queue.impl();
+    turn->queue = detail::backend_of(queue);
     turn->bytes = impl_->bytes();
     turn->data = impl_->begin_host_access(*turn->queue);
     if (turn->data == nullptr) already_held();  // another thread took the turn since the check

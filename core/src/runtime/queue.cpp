@@ -4,14 +4,15 @@
 #include <dualrt/runtime.hpp>
 
 #include "backend/backend.hpp"
-#include "staging/cross_device.hpp"
-#include "support/environment.hpp"
-#include "support/raise.hpp"
 #include "backend/launch_journal.hpp"
 #include "kernels/launch_check.hpp"
-#include "support/log.hpp"
+#include "runtime/backend_access.hpp"
+#include "staging/cross_device.hpp"
 #include "staging/pinned_ranges.hpp"
 #include "staging/staged_copy.hpp"
+#include "support/environment.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -41,10 +42,10 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
                                 const char* role) const {
     if (!buffer.valid())
         detail::raise_argument(operation, std::string("the ") + role + " Buffer is empty");
-    if (&buffer.impl()->device() != device_.get())
+    if (&detail::backend_of(buffer)->device() != device_.get())
         detail::raise_argument(operation, std::string("the ") + role +
                                               " buffer belongs to device " +
-                                              detail::device_label(buffer.impl()->device().info()) +
+                                              detail::device_label(detail::backend_of(buffer)->device().info()) +
                                               ", but this queue runs on " +
                                               detail::device_label(device_->info()));
 }
@@ -77,13 +78,13 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, src, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
-            return detail::staged_write(device_, *impl_, *dst.impl(), dst.offset_bytes(), src,
+            return detail::staged_write(device_, *impl_, *detail::backend_of(dst), dst.offset_bytes(), src,
                                         bytes, sync);
         });
         if (staged) return after_enqueue(std::move(staged), sync);
     }
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->copy_to_device(*dst.impl(), dst.offset_bytes(), src,
+                             return impl_->copy_to_device(*detail::backend_of(dst), dst.offset_bytes(), src,
                                                           bytes, sync);
                          }),
                          sync);
@@ -104,13 +105,13 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, dst, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
-            return detail::staged_read(device_, *impl_, dst, *src.impl(), src.offset_bytes(),
+            return detail::staged_read(device_, *impl_, dst, *detail::backend_of(src), src.offset_bytes(),
                                        bytes, sync);
         });
         if (staged) return after_enqueue(std::move(staged), sync);
     }
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->copy_to_host(dst, *src.impl(), src.offset_bytes(),
+                             return impl_->copy_to_host(dst, *detail::backend_of(src), src.offset_bytes(),
                                                         bytes, sync);
                          }),
                          sync);
@@ -122,8 +123,8 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
     require_valid(op);
     if (!dst.valid()) detail::raise_argument(op, "the destination Buffer is empty");
     if (!src.valid()) detail::raise_argument(op, "the source Buffer is empty");
-    const backend::DeviceImpl& to = dst.impl()->device();
-    const backend::DeviceImpl& from = src.impl()->device();
+    const backend::DeviceImpl& to = detail::backend_of(dst)->device();
+    const backend::DeviceImpl& from = detail::backend_of(src)->device();
     if (&to != device_.get() && &from != device_.get())
         detail::raise_argument(op, "the copy is from device " + detail::device_label(from.info()) +
                                        " to device " + detail::device_label(to.info()) +
@@ -140,14 +141,14 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
                                  return detail::copy_across(device_, *impl_, dst, src, sync);
                              }),
                              sync);
-    const bool same_allocation = dst.impl() == src.impl();
+    const bool same_allocation = detail::backend_of(dst) == detail::backend_of(src);
     const bool overlap = same_allocation && dst.offset_bytes() < src.offset_bytes() + src.bytes() &&
                          src.offset_bytes() < dst.offset_bytes() + dst.bytes();
     if (overlap)
         detail::raise_argument(op, "the source and destination ranges of one buffer overlap");
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->copy_device(*dst.impl(), dst.offset_bytes(),
-                                                       *src.impl(), src.offset_bytes(),
+                             return impl_->copy_device(*detail::backend_of(dst), dst.offset_bytes(),
+                                                       *detail::backend_of(src), src.offset_bytes(),
                                                        src.bytes(), sync);
                          }),
                          sync);
@@ -168,7 +169,7 @@ Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t 
                                        "-byte element");
     if (dst.bytes() == 0) return record();
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->fill(*dst.impl(), dst.offset_bytes(), dst.bytes(),
+                             return impl_->fill(*detail::backend_of(dst), dst.offset_bytes(), dst.bytes(),
                                                 pattern, pattern_size, sync);
                          }),
                          sync);
@@ -178,7 +179,7 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
                             const KernelArgument* args, std::size_t count) {
     require_valid("Queue::launch");
     if (!kernel.valid()) detail::raise_argument("Queue::launch", "the Kernel is empty");
-    auto& impl = *kernel.impl();
+    auto& impl = *detail::backend_of(kernel);
     if (&impl.device() != device_.get())
         detail::raise_argument("Queue::launch('" + impl.name() + "')",
                                "the kernel was made for device " +
@@ -208,8 +209,8 @@ void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
     detail::reporting_faults(*device_, [&] {
-        if (&event.impl()->device() == device_.get()) impl_->wait_for(*event.impl());
-        else detail::wait_across(*device_, *impl_, *event.impl());
+        if (&detail::backend_of(event)->device() == device_.get()) impl_->wait_for(*detail::backend_of(event));
+        else detail::wait_across(*device_, *impl_, *detail::backend_of(event));
     });
 }
 

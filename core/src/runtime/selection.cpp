@@ -1,10 +1,10 @@
 // dualrt::backends(), devices() and select(): the policy of DUALRT_BACKEND / DUALRT_DEVICE.
 #include <dualrt/runtime.hpp>
 
-#include "support/environment.hpp"
-#include "support/raise.hpp"
-#include "support/log.hpp"
 #include "backend/backend_registry.hpp"
+#include "support/environment.hpp"
+#include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cctype>

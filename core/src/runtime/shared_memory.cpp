@@ -5,6 +5,7 @@
 #include <dualrt/shared_memory.hpp>
 
 #include "backend/backend.hpp"
+#include "runtime/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <unistd.h>
@@ -47,7 +48,7 @@ Roles roles_of(const Device& a, const Device& b) {
     const DeviceInfo& ia = a.info();
     const DeviceInfo& ib = b.info();
     const std::string pair = detail::device_label(ia) + " and " + detail::device_label(ib);
-    if (a.impl() == b.impl()) {
+    if (detail::backend_of(a) == detail::backend_of(b)) {
         roles.reason = pair + " are one device: use one buffer";
         return roles;
     }
@@ -65,9 +66,9 @@ Roles roles_of(const Device& a, const Device& b) {
     }
     roles.exporter = ia.backend == Backend::cuda ? &a : &b;
     roles.importer = ia.backend == Backend::cuda ? &b : &a;
-    if (const std::string why = roles.exporter->impl()->cannot_export_memory(); !why.empty())
+    if (const std::string why = detail::backend_of(*roles.exporter)->cannot_export_memory(); !why.empty())
         roles.reason = detail::device_label(roles.exporter->info()) + ": " + why;
-    else if (const std::string why_not = roles.importer->impl()->cannot_import_memory();
+    else if (const std::string why_not = detail::backend_of(*roles.importer)->cannot_import_memory();
              !why_not.empty())
         roles.reason = detail::device_label(roles.importer->info()) + ": " + why_not;
     return roles;
@@ -103,16 +104,16 @@ std::pair<BufferView, BufferView> alloc_shared_bytes(const Device& a, const Devi
                                           "memory instead",
                        Errc::unavailable);
     const std::size_t bytes = count * elem_size;
-    const backend::DeviceImpl::ImportLimit limit = roles.importer->impl()->largest_import();
+    const backend::DeviceImpl::ImportLimit limit = detail::backend_of(*roles.importer)->largest_import();
     if (bytes > limit.bytes)
         raise_argument(op, format_bytes(bytes) + " cannot be shared: " +
                                device_label(roles.importer->info()) + " imports at most " +
                                format_bytes(limit.bytes) + " (" + limit.why +
                                "); share smaller buffers, or copy (Queue::copy stages it)",
                        Errc::unavailable);
-    backend::DeviceImpl::ExportedMemory exported = roles.exporter->impl()->export_memory(bytes);
+    backend::DeviceImpl::ExportedMemory exported = detail::backend_of(*roles.exporter)->export_memory(bytes);
     std::shared_ptr<backend::BufferImpl> imported =
-        roles.importer->impl()->import_memory(exported.fd, bytes);
+        detail::backend_of(*roles.importer)->import_memory(exported.fd, bytes);
     BufferView exported_view(std::move(exported.buffer), 0, bytes);
     BufferView imported_view(std::move(imported), 0, bytes);
     if (roles.exporter == &a) return {std::move(exported_view), std::move(imported_view)};

@@ -1,7 +1,7 @@
 #include "staging/pinned_ranges.hpp"
 
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <cstdint>
 #include <map>
@@ -35,11 +35,11 @@ struct Entry {
 // Ranges by first address. Pinned ranges never overlap (the driver refuses to pin memory twice,
 // and register_host checks first), so the only candidate for an address is the last range that
 // starts at or before it.
-class Registry {
+class PinnedRangeTable {
 public:
-    static Registry& instance() {
+    static PinnedRangeTable& instance() {
         // Never destroyed: pinned buffers held in static objects may die after it otherwise.
-        static auto* registry = new Registry;
+        static auto* registry = new PinnedRangeTable;
         return *registry;
     }
 
@@ -104,7 +104,7 @@ private:
 // Owns the backend's buffer and lists its range for as long as it lives.
 struct Tracked {
     explicit Tracked(std::shared_ptr<backend::HostBufferImpl> buffer) : impl(std::move(buffer)) {}
-    ~Tracked() { Registry::instance().remove(impl->data()); }
+    ~Tracked() { PinnedRangeTable::instance().remove(impl->data()); }
     Tracked(const Tracked&) = delete;
     Tracked& operator=(const Tracked&) = delete;
     std::shared_ptr<backend::HostBufferImpl> impl;
@@ -121,12 +121,12 @@ std::shared_ptr<backend::HostBufferImpl> track_pinned(std::shared_ptr<backend::H
                                                       PinnedOrigin origin) {
     auto holder = std::make_shared<Tracked>(std::move(impl));
     backend::HostBufferImpl* raw = holder->impl.get();
-    Registry::instance().add(raw->data(), raw->bytes(), origin, &raw->device());
+    PinnedRangeTable::instance().add(raw->data(), raw->bytes(), origin, &raw->device());
     return std::shared_ptr<backend::HostBufferImpl>(std::move(holder), raw);  // aliasing
 }
 
 bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_t bytes) {
-    return Registry::instance().find(data, [&](const Registry::Item* item) {
+    return PinnedRangeTable::instance().find(data, [&](const PinnedRangeTable::Item* item) {
         if (item == nullptr) return false;
         const auto end = item->first + item->second.bytes;
         if (reinterpret_cast<std::uintptr_t>(data) + bytes > end) return false;
@@ -142,7 +142,7 @@ bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t byt
         std::size_t range_bytes = 0;
     };
     const auto look_up = [&] {
-        return Registry::instance().find(data, [&](const Registry::Item* item) {
+        return PinnedRangeTable::instance().find(data, [&](const PinnedRangeTable::Item* item) {
             Found f;
             if (item == nullptr) return f;
             const std::uintptr_t end = item->first + item->second.bytes;
@@ -175,11 +175,11 @@ bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t byt
                     format_bytes(found.range_bytes), address_text(found.begin),
                     device_label(device.info()), e.what());
     }
-    return Registry::instance().add_registration(found.begin, device, registration);
+    return PinnedRangeTable::instance().add_registration(found.begin, device, registration);
 }
 
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes) {
-    return Registry::instance().first_overlap(data, bytes);
+    return PinnedRangeTable::instance().first_overlap(data, bytes);
 }
 
 }  // namespace dualrt::detail

@@ -1,7 +1,7 @@
 #include "staging/staged_copy.hpp"
 
-#include "support/parallel_copy.hpp"
 #include "staging/staging_slots.hpp"
+#include "support/parallel_copy.hpp"
 
 #include <algorithm>
 #include <deque>

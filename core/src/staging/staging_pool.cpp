@@ -3,10 +3,10 @@
 #include <dualrt/device.hpp>
 #include <dualrt/runtime.hpp>
 
-#include "support/environment.hpp"
-#include "support/raise.hpp"
 #include "staging/staged_copy.hpp"
+#include "support/environment.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,8 +2,8 @@
 
 #include <dualrt/runtime.hpp>
 
-#include "support/raise.hpp"
 #include "support/log.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -3,6 +3,7 @@
 #include <dualrt/queue.hpp>
 #include <dualrt/trace.hpp>
 
+#include "runtime/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>
@@ -29,10 +30,10 @@ bool same_owner(const std::weak_ptr<T>& a, const std::shared_ptr<T>& b) {
 void Trace::require_device(const char* operation, const Queue& queue) {
     const Device device = queue.device();
     if (!device_) {
-        device_ = device.impl();
+        device_ = detail::backend_of(device);
         return;
     }
-    if (device.impl() != device_)
+    if (detail::backend_of(device) != device_)
         detail::raise_argument(
             operation, "all queues of one Trace must belong to one device: this queue runs on '" +
                            device.name() + "', the queues traced so far on '" +
@@ -41,8 +42,8 @@ void Trace::require_device(const char* operation, const Queue& queue) {
 
 std::size_t Trace::track_of(const Queue& queue) {
     for (std::size_t track = 0; track < track_queues_.size(); ++track)
-        if (same_owner(track_queues_[track], queue.impl())) return track;
-    track_queues_.emplace_back(queue.impl());
+        if (same_owner(track_queues_[track], detail::backend_of(queue))) return track;
+    track_queues_.emplace_back(detail::backend_of(queue));
     track_names_.push_back("queue " + std::to_string(track_names_.size()));
     return track_queues_.size() - 1;
 }
