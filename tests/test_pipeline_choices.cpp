@@ -1,9 +1,10 @@
 // What a Pipeline chooses from its runs, without a device: over several devices, every device
 // or the fastest alone (MixChoice), and how many lanes a layout's runs use (choose_lanes).
-#include "chunk_dealer.hpp"
-#include "lane_choice.hpp"
-#include "run_timing.hpp"
-#include "stage_model.hpp"
+#include "planning/chunk_dealer.hpp"
+#include "planning/lane_choice.hpp"
+#include "planning/mix_choice.hpp"
+#include "planning/stage_model.hpp"
+#include "run/run_timing.hpp"
 
 #include <doctest/doctest.h>
 

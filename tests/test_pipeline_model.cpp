@@ -1,6 +1,6 @@
 // The stage model automatic chunking plans with, without a device: its fit of fixed and
 // per-element costs per stage, the host's least times, and when a fit is usable.
-#include "stage_model.hpp"
+#include "planning/stage_model.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,11 +1,12 @@
 // Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
 // simulated time of a plan and the plan automatic chunking picks from its stage model (the
 // model's fit itself: test_pipeline_model.cpp).
-#include "automatic_chunking.hpp"
-#include "chunk_extents.hpp"
-#include "plan_simulation.hpp"
-#include "run_timing.hpp"
-#include "stage_model.hpp"
+#include "planning/automatic_chunking.hpp"
+#include "planning/plan_simulation.hpp"
+#include "planning/stage_model.hpp"
+#include "planning/timed_chunks.hpp"
+#include "run/chunk_extents.hpp"
+#include "run/run_timing.hpp"
 
 #include <dualrt/error.hpp>
 

@@ -1,7 +1,7 @@
 // How staged copies are cut into pieces (staging_slots.hpp): every byte once, in order, no piece
 // larger than a staging buffer, and small pieces only at the two ends; and the room a Pipeline's
 // pinned rings get (chunk_buffers.hpp).
-#include "chunk_buffers.hpp"
+#include "run/chunk_buffers.hpp"
 #include "staging/staging_slots.hpp"
 
 #include <doctest/doctest.h>

@@ -1,12 +1,11 @@
 #include "multi_device_pipeline.hpp"
 
-#include "automatic_chunking.hpp"
-#include "chunk_dealer.hpp"
-#include "device_report.hpp"
-#include "lane_choice.hpp"
-#include "run_checks.hpp"
-#include "run_report.hpp"
-#include "run_timing.hpp"
+#include "planning/chunk_dealer.hpp"
+#include "run/device_report.hpp"
+#include "planning/timed_chunks.hpp"
+#include "run/run_checks.hpp"
+#include "run/run_report.hpp"
+#include "run/run_timing.hpp"
 #include "runtime/backend_access.hpp"
 #include "support/raise.hpp"
 
@@ -25,20 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
-// Which of a device's chunks (by its own count) are timed: all with every_chunk; when sampled,
-// windows of sampled_window consecutive chunks, one in every sampled_period, from its second
-// chunk on (at its first the queues are idle, and an event's host cost would count as the
-// stage's). Each device's report needs stage times of its own, and the windows start early
-// because a slow device may take only a few chunks.
-constexpr std::size_t sampled_window = 3, sampled_period = 16;
-std::vector<bool> device_timed_chunks(std::size_t room, PipelineTiming timing) {
-    std::vector<bool> timed(room, timing == PipelineTiming::every_chunk);
-    if (timing == PipelineTiming::sampled)
-        for (std::size_t i = 0; i < room; ++i)
-            timed[i] = i % sampled_period >= 1 && i % sampled_period <= sampled_window;
-    return timed;
 }
 
 std::size_t sum_counts(const std::vector<ChunkExtent>& chunks) {
@@ -169,26 +154,17 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_)
         seen.push_back(as_seen_by(arrays, *detail::backend_of(driver.one->device)));
-    PlanRequest request = plan_request(arrays, halo);
-    request.devices = drivers_.size();
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
-    request.staged = std::any_of(seen.begin(), seen.end(),
-                                 [](const RunArrays& view) { return any_staged(view); });
+    const bool staged = std::any_of(seen.begin(), seen.end(),
+                                    [](const RunArrays& view) { return any_staged(view); });
     const std::size_t staging_slots = drivers_[planner].one->staging_slots();
-    // Each device on the lanes its own runs of the layout chose (two where one engine is busy
-    // most of a chunk's time, three queues where the stages are balanced), as a Pipeline of that
-    // device alone would run: with four, a GPU inside a run over several devices moved its share
-    // slower than alone (lane_choice.hpp).
-    std::vector<OneDevicePipeline::LaneUse> uses;
-    for (const Driver& driver : drivers_)
-        uses.push_back(driver.one->lane_use(driver.one->models[key]));
-    ScheduleShape shape{uses[planner].mode, uses[planner].in_flight, 0};
-    for (const auto& array : seen[planner].inputs)
-        if (!array.pinned) shape.staging_slots = staging_slots;
-    const PlanDecision plan =
-        choose_plan(options_.chunking, request, drivers_[planner].one->models[key], shape, op);
-    if (options_.chunking.kind() != Chunking::Kind::automatic)
-        check_halo_fits(halo, plan.sizes, op);
+    // Each device on the queues its own runs of the layout chose, as a Pipeline of that device
+    // alone would run (with four lanes, a GPU inside a run over several devices moved its share
+    // slower than alone: lane_choice.hpp).
+    std::vector<QueueUse> uses;
+    for (const Driver& driver : drivers_) uses.push_back(driver.one->planner.dealt_queues(arrays));
+    const RunPlan plan = drivers_[planner].one->planner.plan_dealt(
+        arrays, seen[planner], halo, drivers_.size(), staged, staging_slots, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 
     // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
@@ -219,7 +195,7 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
         // Room for every chunk a device may take: the plan's, and the pieces split off them for
         // devices of unknown speed (one each, rarely two).
         timings.push_back(std::make_unique<RunTiming>(
-            device_timed_chunks(extents.size() + 2 * n, options_.timing), uses[d].mode));
+            dealt_timed_chunks(extents.size() + 2 * n, options_.timing), uses[d].mode));
         const DealtChunks& source = *sources[d];
         computes[d] = [&compute, &source, d](const ChunkViews& views) {
             ChunkViews placed = views;
@@ -257,7 +233,7 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
     for (const OneDevicePipeline::Lanes& lanes_used : used)
         run_facts.queues += lanes_used.queues.queues.size();
     run_facts.depth = 0;
-    for (const OneDevicePipeline::LaneUse& use : uses)
+    for (const QueueUse& use : uses)
         run_facts.depth = std::max(run_facts.depth, use.in_flight);
     const bool one_mode = std::all_of(uses.begin(), uses.end(), [&](const auto& use) {
         return use.mode == uses.front().mode;
@@ -269,20 +245,18 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
         const std::vector<ChunkExtent>& mine = runs[d].extents;
-        LayoutModel& model = driver.one->models[key];
-        if (const std::string how = driver.one->describe(uses[d], model); !how.empty())
+        Planner& planner_d = driver.one->planner;
+        if (const std::string how = planner_d.describe(uses[d], arrays); !how.empty())
             fewer_lanes += ", " + driver.track + " " + how;
         const ResolvedTiming resolved = timings[d]->resolve(mine);
-        learn_from_run(model, mine, resolved, schedulers[d]->host_ms());
-        if (!mine.empty()) {
-            ++model.runs;
-            driver.one->learn_lanes(model, resolved);
-        }
+        RunRecord record{mine, resolved, schedulers[d]->host_ms()};
+        record.whole_run = false;
+        planner_d.learn(arrays, record);
         RunFacts own_facts = facts;
         own_facts.mode = uses[d].mode;
         own_facts.queues = used[d].queues.queues.size();
         own_facts.depth = used[d].slots.size();
-        const PipelineReport own = make_report(own_facts, mine, resolved, model.fit(), 0);
+        const PipelineReport own = make_report(own_facts, mine, resolved, planner_d.fit(arrays), 0);
         if (own.measured_ms > 0.0)
             driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
 
@@ -302,8 +276,8 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
     merger.finish(arrays.count,
                   options_.timing == PipelineTiming::every_chunk
                       ? "every stage of every chunk timed (on every device)"
-                      : "stages timed on chunks 1-" + std::to_string(sampled_window) +
-                            " of every " + std::to_string(sampled_period) +
+                      : "stages timed on chunks 1-" + std::to_string(dealt_window) +
+                            " of every " + std::to_string(dealt_period) +
                             " of each device; the others' estimated from each device's stage "
                             "model");
     total.learning = plan.learning;

@@ -7,10 +7,11 @@
 
 #include <dualrt/pipeline.hpp>
 
-#include "chunk_dealer.hpp"
-#include "chunk_scheduler.hpp"
+#include "planning/chunk_dealer.hpp"
+#include "planning/mix_choice.hpp"
+#include "run/chunk_scheduler.hpp"
 #include "one_device_pipeline.hpp"
-#include "run_report.hpp"
+#include "run/run_report.hpp"
 
 #include <chrono>
 #include <cstddef>

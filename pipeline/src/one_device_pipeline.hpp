@@ -1,22 +1,21 @@
-// A Pipeline's work on one device: its queues, chunk buffers, staging rings and stage models,
-// and a run over them (plan, schedule, learn, report). A Pipeline of one device is one of these.
-// A Pipeline over several keeps one per device: runs dealt to every device use its parts, and a
-// run that goes to the fastest device alone is handed to that device's whole, so it runs
+// A Pipeline's work on one device: its queues, chunk buffers and staging rings, its planner, and
+// a run over them: the planner plans, the chunk scheduler carries the plan out, the planner
+// learns from what was measured, and the run is reported. A Pipeline of one device is one of
+// these. A Pipeline over several keeps one per device: runs dealt to every device use its parts,
+// and a run that goes to the fastest device alone is handed to that device's whole, so it runs
 // exactly as a Pipeline of that device would (its timing windows, its chunk cap, its queues).
 // Internal.
 #pragma once
 
 #include <dualrt/pipeline.hpp>
 
-#include "automatic_chunking.hpp"
-#include "chunk_buffers.hpp"
-#include "chunk_scheduler.hpp"
-#include "run_timing.hpp"
-#include "stage_model.hpp"
+#include "planning/planner.hpp"
+#include "run/chunk_buffers.hpp"
+#include "run/chunk_scheduler.hpp"
+#include "run/run_timing.hpp"
 
 #include <chrono>
 #include <cstddef>
-#include <string>
 #include <vector>
 
 namespace dualrt::detail {
@@ -24,18 +23,6 @@ namespace dualrt::detail {
 // Pinned staging buffers per staged array: two more than the chunks in flight, so the host's
 // memcpy can run two chunks ahead of the device.
 inline constexpr std::size_t extra_staging_slots = 2;
-
-// The queues a mode (resolved, never automatic) needs for `depth` chunks in flight.
-std::size_t queue_count(PipelineMode mode, std::size_t depth);
-
-// The part of a run's plan request that its arrays and halo decide: the count, the row
-// granule, the widest element and the halo.
-PlanRequest plan_request(const RunArrays& arrays, const Halo& halo);
-
-// What a run teaches a layout's model: the timed stages whose start is known and that ended in
-// order, and every chunk's host time (`host_ms[i]` for `extents[i]`).
-void learn_from_run(LayoutModel& model, const std::vector<ChunkExtent>& extents,
-                    const ResolvedTiming& resolved, const std::vector<double>& host_ms);
 
 class OneDevicePipeline {
 public:
@@ -52,23 +39,6 @@ public:
 
     // Pinned staging buffers per staged array.
     std::size_t staging_slots() const { return depth + extra_staging_slots; }
-
-    // Whether runs choose their lanes from their timed stages: with lanes, and the depth left to
-    // the library; and whether they may take one queue per stage instead: the mode left to it too.
-    bool adapts_lanes() const;
-    bool adapts_mode() const;
-    // How a run of `model`'s layout uses the queues: as the timed stages of the layout's last
-    // informative runs asked for (lane_choice.hpp) where the library chooses: two lanes, all
-    // of them, or three queues in their place; otherwise the mode and depth as set.
-    struct LaneUse {
-        PipelineMode mode = PipelineMode::lanes;  // the Pipeline's, or three_queues for lanes
-        std::size_t in_flight = 0;                // chunks in flight: the lanes used, or depth
-        std::size_t queues() const { return queue_count(mode, in_flight); }
-    };
-    LaneUse lane_use(const LayoutModel& model) const;
-    // What a run's timed stages say about the layout's next lanes (nothing where the depth
-    // was set by the caller, or the spans say little).
-    void learn_lanes(LayoutModel& model, const ResolvedTiming& resolved) const;
     // The queues and device slots that `use` takes: every one stays allocated, for runs that
     // take them all again. After ensure_buffers, which may grow the slots.
     struct Lanes {
@@ -76,10 +46,7 @@ public:
         DeviceSlots slots;
     };
     // `untimed`: the queues without timestamps (where the device has them, untimed_queues).
-    Lanes lanes_of(const LaneUse& use, bool untimed = false) const;
-    // For the report: how `use` differs from running on every lane, and why ("" where it does
-    // not).
-    std::string describe(const LaneUse& use, const LayoutModel& model) const;
+    Lanes lanes_of(const QueueUse& use, bool untimed = false) const;
     // Device slots for the largest of `sizes` (chunks of `arrays`, with the halo), and pinned
     // staging rings for the arrays this device stages; kept, and grown when a run needs more.
     void ensure_buffers(const RunArrays& arrays, const std::vector<std::size_t>& sizes,
@@ -96,8 +63,7 @@ public:
     PipelineQueues untimed_queues;
     DeviceSlots slots;  // kept between runs and grown when a run needs more
     StagingRings input_staging, output_staging;
-    LayoutModels models;
-    double record_ms;  // host cost of one timed event, as measured
+    Planner planner;
 };
 
 }  // namespace dualrt::detail

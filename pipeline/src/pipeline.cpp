@@ -5,7 +5,7 @@
 
 #include "multi_device_pipeline.hpp"
 #include "one_device_pipeline.hpp"
-#include "run_checks.hpp"
+#include "run/run_checks.hpp"
 #include "support/log.hpp"
 #include "support/raise.hpp"
 

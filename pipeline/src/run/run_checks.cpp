@@ -1,4 +1,4 @@
-#include "run_checks.hpp"
+#include "run/run_checks.hpp"
 
 #include "staging/pinned_ranges.hpp"
 #include "support/raise.hpp"

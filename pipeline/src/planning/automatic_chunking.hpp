@@ -5,8 +5,8 @@
 
 #include <dualrt/pipeline.hpp>
 
-#include "plan_simulation.hpp"
-#include "stage_model.hpp"
+#include "planning/plan_simulation.hpp"
+#include "planning/stage_model.hpp"
 
 #include <cstddef>
 #include <string>

@@ -1,4 +1,4 @@
-#include "device_report.hpp"
+#include "run/device_report.hpp"
 
 #include <algorithm>
 #include <cstdio>

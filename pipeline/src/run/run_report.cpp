@@ -1,6 +1,6 @@
-#include "run_report.hpp"
+#include "run/run_report.hpp"
 
-#include "device_report.hpp"
+#include "run/device_report.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>

@@ -13,8 +13,8 @@
 // (OneDevicePipeline::adapts_mode says why not on OpenCL). Internal.
 #pragma once
 
-#include "run_timing.hpp"
-#include "stage_model.hpp"
+#include "run/run_timing.hpp"
+#include "planning/stage_model.hpp"
 
 #include <cstddef>
 #include <string>

@@ -3,6 +3,9 @@
 // chunks a Pipeline has timed, run after run. Internal.
 #pragma once
 
+#include "run/median.hpp"
+#include "run/stages.hpp"
+
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -10,31 +13,6 @@
 #include <vector>
 
 namespace dualrt::detail {
-
-// The stages of a chunk, in the order they happen. `host` is the calling thread's own work for
-// the chunk (enqueues, the compute function, staging memcpys), measured with the host clock.
-enum Stage : std::size_t {
-    host_stage = 0,
-    upload_stage = 1,
-    compute_stage = 2,
-    download_stage = 3
-};
-inline constexpr std::size_t stage_count = 4;
-const char* stage_name(std::size_t stage);
-
-// Time of one stage for a chunk of b elements: fixed_ms + per_element_ms * b.
-struct StageModel {
-    double fixed_ms = 0.0;
-    double per_element_ms = 0.0;
-    double at(double elements) const { return fixed_ms + per_element_ms * elements; }
-};
-
-struct StageModels {
-    StageModel stage[stage_count];
-    std::string describe() const;  // "host 12.0 us + 0.001 ns/element, upload ..."
-    // The busiest device stage (upload, compute or download) for a chunk of b elements.
-    double busiest_at(double elements) const;
-};
 
 // The samples of one stage: (chunk elements, ms). Kept per size class (a power of two of the
 // element count), the latest few of each, so that a fit always sees every size the pipeline has
@@ -73,10 +51,6 @@ private:
     mutable Medians medians_;
     mutable bool medians_current_ = false;
 };
-
-// The median of `values` (the mean of the middle two for an even count; 0 for none). Medians,
-// not means, wherever one stalled measurement must not move an estimate.
-double median(std::vector<double> values);
 
 // A fit needs its smallest and largest size classes at least this factor apart...
 inline constexpr double min_size_spread = 2.0;

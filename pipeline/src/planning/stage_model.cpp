@@ -1,4 +1,4 @@
-#include "stage_model.hpp"
+#include "planning/stage_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,6 @@
 #include <vector>
 
 namespace dualrt::detail {
-
 namespace {
 
 // The median of values[0, n), which it reorders (0 for none).
@@ -17,29 +16,6 @@ double median_of(double* values, std::size_t n) {
 }
 
 }  // namespace
-
-double median(std::vector<double> values) { return median_of(values.data(), values.size()); }
-
-const char* stage_name(std::size_t stage) {
-    static const char* const names[stage_count] = {"host", "upload", "compute", "download"};
-    return stage < stage_count ? names[stage] : "?";
-}
-
-std::string StageModels::describe() const {
-    std::string text;
-    for (std::size_t s = 0; s < stage_count; ++s) {
-        char part[96];
-        std::snprintf(part, sizeof part, "%s%s %.1f us + %.4f ns/element", s ? ", " : "",
-                      stage_name(s), stage[s].fixed_ms * 1e3, stage[s].per_element_ms * 1e6);
-        text += part;
-    }
-    return text;
-}
-
-double StageModels::busiest_at(double elements) const {
-    return std::max({stage[upload_stage].at(elements), stage[compute_stage].at(elements),
-                     stage[download_stage].at(elements)});
-}
 
 void StageSamples::add(double elements, double ms) {
     if (!(elements >= 1.0) || !std::isfinite(ms) || ms < 0.0) return;

@@ -1,9 +1,10 @@
-#include "run_timing.hpp"
+#include "run/run_timing.hpp"
 
 #include "backend/backend.hpp"
 #include "backend/launch_journal.hpp"
+#include "run/median.hpp"
+#include "run/stages.hpp"
 #include "runtime/backend_access.hpp"
-#include "stage_model.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,16 +13,6 @@
 
 namespace dualrt::detail {
 namespace {
-
-// Consecutive chunks timed together: the first one's stages may have waited behind untimed work
-// on their engine; the next ones' start where the timed chunk before them ended.
-constexpr std::size_t window_chunks = 3;
-constexpr std::size_t records_per_chunk = 4;
-// A learning run's window at the end: the last chunks of a shaped plan, halving, so that its
-// three known-start chunks are of three sizes.
-constexpr std::size_t end_window_chunks = 4;
-static_assert(learning_records == (window_chunks + end_window_chunks) * records_per_chunk,
-              "learning_records counts the two windows of a learning run");
 
 // One item of a track: a stage of a chunk, in the order the track's engine or queue takes them.
 struct TrackItem {
@@ -45,11 +36,6 @@ std::size_t track_length(std::size_t track, std::size_t chunks, bool two_queues)
     return two_queues && track == 0 ? 2 * chunks : chunks;
 }
 
-void mark_window(std::vector<bool>& timed, std::size_t first,
-                 std::size_t length = window_chunks) {
-    for (std::size_t i = first; i < std::min(timed.size(), first + length); ++i)
-        timed[i] = true;
-}
 
 }  // namespace
 
@@ -217,36 +203,6 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
                                                         std::min(timed_.size(), extents.size())),
                    true));
     return resolved;
-}
-
-bool learning_affordable(std::size_t bytes, double record_ms) {
-    const double fastest_ms = static_cast<double>(bytes) / (fastest_bus_gbps * 1e6);
-    return static_cast<double>(learning_records) * record_ms <= learning_share * fastest_ms;
-}
-
-std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
-                                      std::size_t run_number, double record_ms,
-                                      double& credit_ms, double surcharge_ms) {
-    std::vector<bool> timed(chunks, timing == PipelineTiming::every_chunk);
-    if (timing == PipelineTiming::every_chunk || chunks == 0) return timed;
-    // Windows in the middle and at the end, not at the start: there the queues are idle, each
-    // timed event completes as it is recorded, and the host's cost of recording it would count
-    // as the stage's time.
-    const std::size_t middle = chunks / 2 > 1 ? chunks / 2 - 1 : 0;
-    const std::size_t last = chunks > window_chunks ? chunks - window_chunks : 0;
-    if (learning) {
-        // The model needs sizes that differ: the middle's and the shrinking end's.
-        mark_window(timed, middle);
-        mark_window(timed, chunks > end_window_chunks ? chunks - end_window_chunks : 0,
-                    end_window_chunks);
-        return timed;
-    }
-    const double window_ms =
-        static_cast<double>(window_chunks * records_per_chunk) * record_ms + surcharge_ms;
-    if (credit_ms < window_ms) return timed;
-    credit_ms -= window_ms;
-    mark_window(timed, run_number % 2 == 0 ? middle : last);
-    return timed;
 }
 
 }  // namespace dualrt::detail

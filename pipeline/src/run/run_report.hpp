@@ -3,9 +3,9 @@
 
 #include <dualrt/pipeline_report.hpp>
 
-#include "chunk_extents.hpp"
-#include "run_timing.hpp"
-#include "stage_model.hpp"
+#include "run/chunk_extents.hpp"
+#include "run/run_timing.hpp"
+#include "run/stages.hpp"
 
 #include <cstddef>
 #include <string>

@@ -5,9 +5,9 @@
 // the run with a whole chunk before anyone knows it is slow. Internal.
 #pragma once
 
-#include "chunk_extents.hpp"
-#include "chunk_scheduler.hpp"
-#include "stage_model.hpp"
+#include "run/chunk_extents.hpp"
+#include "run/chunk_scheduler.hpp"
+#include "planning/stage_model.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -73,32 +73,6 @@ private:
     std::size_t remaining_elements_ = 0;  // not dealt
     std::vector<ChunkExtent> dealt_;
     bool stopped_ = false;
-};
-
-// Whether a run deals to every device or to the fastest alone. The devices share the host (its
-// memory bandwidth and cores: a CPU device uses them, and so does pageable staging for a GPU), so
-// a slow device may cost the fast one more than it adds, which the dealing cannot see: it only
-// measures each device's rate while they share. So the runs of a layout measure both ways (the
-// whole run's throughput; the first run is left out, as it pays for warming up, and so are
-// automatic chunking's learning runs, which deal to every device so that each device's model
-// learns), twice each in turns (once, where every device lost by more than 20%), then later runs
-// take the better by the median of each way's latest runs (every device only where it is better
-// by more than 2%), and every few runs the other is measured again (the more it loses, the more
-// seldom). The median, not a running mean: one stalled run (0.4 s among runs of 0.1 s on NVIDIA's
-// OpenCL) must not flip the choice for the runs after it.
-class MixChoice {
-public:
-    bool fastest_alone() const;  // for the next run
-    bool measuring() const;      // still measuring each way before the first choice
-    // What a run that went `alone` (or not) reached, in elements per ms of the whole run;
-    // `learning`: its chunks were chosen to teach the stage model (not counted).
-    void learn(bool alone, double elements_per_ms, bool learning);
-    double together() const { return median(together_); }  // elements per ms (0: not measured)
-    double alone() const { return median(alone_); }        // elements per ms (0: not measured)
-
-private:
-    std::vector<double> together_, alone_;  // the latest runs' throughputs, oldest first
-    std::size_t runs_ = 0;
 };
 
 // One device's view of the dealer, for its ChunkScheduler; remembers which chunks it took.

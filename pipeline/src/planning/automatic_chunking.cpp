@@ -1,6 +1,6 @@
-#include "automatic_chunking.hpp"
+#include "planning/automatic_chunking.hpp"
 
-#include "chunk_extents.hpp"
+#include "run/chunk_extents.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "chunk_extents.hpp"
+#include "run/chunk_extents.hpp"
 
 #include <algorithm>
 #include <sstream>

@@ -4,7 +4,7 @@
 
 #include <dualrt/pipeline_report.hpp>
 
-#include "stage_model.hpp"
+#include "planning/stage_model.hpp"
 
 #include <cstddef>
 #include <vector>

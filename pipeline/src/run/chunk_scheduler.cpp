@@ -1,4 +1,4 @@
-#include "chunk_scheduler.hpp"
+#include "run/chunk_scheduler.hpp"
 
 #include "runtime/backend_access.hpp"
 #include "support/parallel_copy.hpp"

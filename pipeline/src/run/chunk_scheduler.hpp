@@ -8,9 +8,9 @@
 #include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
 
-#include "chunk_buffers.hpp"
-#include "chunk_extents.hpp"
-#include "run_timing.hpp"
+#include "run/chunk_buffers.hpp"
+#include "run/chunk_extents.hpp"
+#include "run/run_timing.hpp"
 #include "support/parallel_copy.hpp"
 
 #include <algorithm>

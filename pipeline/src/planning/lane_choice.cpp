@@ -1,4 +1,4 @@
-#include "lane_choice.hpp"
+#include "planning/lane_choice.hpp"
 
 #include <algorithm>
 #include <cstdio>

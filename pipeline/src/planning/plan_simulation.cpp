@@ -1,6 +1,6 @@
-#include "plan_simulation.hpp"
+#include "planning/plan_simulation.hpp"
 
-#include "chunk_extents.hpp"
+#include "run/chunk_extents.hpp"
 
 #include <algorithm>
 #include <cmath>

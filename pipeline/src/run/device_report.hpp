@@ -6,7 +6,7 @@
 
 #include <dualrt/pipeline_report.hpp>
 
-#include "run_timing.hpp"
+#include "run/run_timing.hpp"
 
 #include <cstddef>
 #include <string>

@@ -4,7 +4,7 @@
 
 #include <dualrt/pipeline.hpp>
 
-#include "chunk_scheduler.hpp"
+#include "run/chunk_scheduler.hpp"
 
 #include <cstddef>
 #include <string>

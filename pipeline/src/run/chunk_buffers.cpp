@@ -1,4 +1,4 @@
-#include "chunk_buffers.hpp"
+#include "run/chunk_buffers.hpp"
 
 #include "runtime/backend_access.hpp"
 #include "support/log.hpp"

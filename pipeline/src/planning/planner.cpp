@@ -1,0 +1,194 @@
+#include "planning/planner.hpp"
+
+#include "planning/lane_choice.hpp"
+#include "planning/timed_chunks.hpp"
+#include "run/run_checks.hpp"
+
+#include <algorithm>
+
+namespace dualrt::detail {
+namespace {
+
+// Sampled timing may spend about this share of the runs' host time on timed events, and save up
+// at most this many ms of it.
+constexpr double timing_budget = 0.02;
+constexpr double max_timing_credit_ms = 5.0;
+// The first guess of a timed event's host cost, before one has been measured; later runs move it
+// a third of the way to each run's median.
+constexpr double first_record_ms = 0.005;
+constexpr double record_ms_weight = 0.3;
+// How much slower a run goes on queues that keep timestamps: NVIDIA's OpenCL ran the native
+// stencil up to 4.6% slower (2.5% on average) on queues made with CL_QUEUE_PROFILING_ENABLE than
+// on plain ones, at 1 to 16 MiB chunks (H200). A timed window is charged this share of a run as
+// well.
+constexpr double timed_queue_share = 0.03;
+
+std::size_t bytes_moved(const RunArrays& arrays) {
+    std::size_t bytes = 0;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) bytes += arrays.count * array.elem_size;
+    return bytes;
+}
+
+}  // namespace
+
+std::size_t queue_count(PipelineMode mode, std::size_t depth) {
+    switch (mode) {
+    case PipelineMode::two_queues: return 2;
+    case PipelineMode::three_queues: return 3;
+    default: return depth;
+    }
+}
+
+Planner::Planner(const PipelineOptions& options, PipelineMode mode, std::size_t depth,
+                 Backend backend, bool untimed_queues)
+    : options_(options),
+      mode_(mode),
+      depth_(depth),
+      backend_(backend),
+      untimed_queues_(untimed_queues),
+      record_ms_(first_record_ms) {}
+
+bool Planner::adapts_lanes() const {
+    return mode_ == PipelineMode::lanes && options_.depth == 0;  // a depth set is kept as set
+}
+
+bool Planner::adapts_mode() const {
+    // Lanes asked for stay lanes. On OpenCL each of the three queues' waits per chunk is a
+    // marker (about 8 us of host time on NVIDIA's driver), and three queues gained nothing
+    // there: `overlap` auto 0.964 of native against 0.966 on lanes, and `stencil` 17.6-18.1 ms
+    // against 16.0-16.2 on lanes, where the compute's spans then read too noisy to plan from
+    // (H200). CUDA gained: 0.994 against 0.960, and 14.2-16.1 ms against 15.0-16.4.
+    return adapts_lanes() && options_.mode == PipelineMode::automatic &&
+           backend_ == Backend::cuda;
+}
+
+QueueUse Planner::queue_use(const LayoutModel& model) const {
+    if (adapts_mode() && model.stage_queues) return QueueUse{PipelineMode::three_queues, depth_};
+    const bool fewer = adapts_lanes() && model.lanes >= 2 && model.lanes < depth_;
+    return QueueUse{mode_, fewer ? model.lanes : depth_};
+}
+
+PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
+    std::size_t widest = 1;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
+    PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+    request.staged = any_staged(arrays);
+    return request;
+}
+
+ScheduleShape Planner::shape_of(const QueueUse& use, const RunArrays& arrays,
+                                std::size_t staging_slots) {
+    ScheduleShape shape{use.mode, use.in_flight, 0};
+    for (const auto& array : arrays.inputs)
+        if (!array.pinned) shape.staging_slots = staging_slots;
+    return shape;
+}
+
+RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, std::size_t staging_slots,
+                      const char* operation) {
+    LayoutModel& model = model_of(arrays);
+    PlanRequest request = request_of(arrays, halo);
+    request.can_learn = options_.timing == PipelineTiming::every_chunk ||
+                        learning_affordable(bytes_moved(arrays), record_ms_);
+    RunPlan plan;
+    plan.queues = queue_use(model);
+    const PlanDecision decision = choose_plan(options_.chunking, request, model,
+                                              shape_of(plan.queues, arrays, staging_slots),
+                                              operation);
+    plan.sizes = decision.sizes;
+    plan.how = decision.how;
+    if (const std::string lanes = describe(plan.queues, arrays); !lanes.empty())
+        plan.how += ", " + lanes;  // the lanes as chosen before this run's learning
+    plan.learning = decision.learning;
+    plan.predicted_ms = decision.predicted_ms;
+    if (options_.chunking.kind() != Chunking::Kind::automatic)
+        check_halo_fits(halo, plan.sizes, operation);
+
+    // A layout's first run with fixed chunks times windows too: the report estimates untimed
+    // chunks' stages from the model. (Automatic chunking decides that in its plan: a short run
+    // takes the safe plan, untimed.)
+    const bool first_of_layout = model.samples[upload_stage].size() == 0;
+    const bool fixed = options_.chunking.kind() != Chunking::Kind::automatic;
+    plan.timed = choose_timed_chunks(plan.sizes.size(), options_.timing,
+                                     plan.learning || (first_of_layout && fixed), model.runs,
+                                     record_ms_, model.timing_credit_ms,
+                                     untimed_queues_ ? timed_queue_share * model.last_run_ms
+                                                     : 0.0);
+    // A run that times no chunk reads its start and end on the host clock, on queues that keep
+    // no timestamps.
+    plan.host_clock = untimed_queues_ &&
+                      std::none_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });
+    return plan;
+}
+
+RunPlan Planner::plan_dealt(const RunArrays& arrays, const RunArrays& seen, const Halo& halo,
+                            std::size_t devices, bool staged, std::size_t staging_slots,
+                            const char* operation) {
+    LayoutModel& model = model_of(arrays);
+    PlanRequest request = request_of(arrays, halo);
+    request.devices = devices;
+    request.staged = staged;  // chunks are capped for staging if any device stages
+    RunPlan plan;
+    plan.queues = queue_use(model);
+    const PlanDecision decision = choose_plan(options_.chunking, request, model,
+                                              shape_of(plan.queues, seen, staging_slots),
+                                              operation);
+    plan.sizes = decision.sizes;
+    plan.how = decision.how;
+    plan.learning = decision.learning;
+    plan.predicted_ms = decision.predicted_ms;
+    if (options_.chunking.kind() != Chunking::Kind::automatic)
+        check_halo_fits(halo, plan.sizes, operation);
+    return plan;
+}
+
+QueueUse Planner::dealt_queues(const RunArrays& arrays) { return queue_use(model_of(arrays)); }
+
+void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
+    LayoutModel& model = model_of(arrays);
+    for (const auto& duration : record.resolved.durations)
+        if (duration.known_start && duration.in_order)
+            model.samples[duration.stage].add(
+                static_cast<double>(record.extents[duration.chunk].count), duration.ms);
+    for (std::size_t i = 0; i < record.extents.size(); ++i)
+        model.samples[host_stage].add(static_cast<double>(record.extents[i].count),
+                                      record.host_ms[i]);
+    if (record.extents.empty()) return;
+    if (record.whole_run && record.typical_record_ms > 0.0)
+        record_ms_ = (1.0 - record_ms_weight) * record_ms_ +
+                     record_ms_weight * record.typical_record_ms;
+    ++model.runs;
+    if (adapts_lanes()) {
+        const LaneChoice next = choose_lanes(record.resolved, model.lane_evidence);
+        if (next.known) {
+            model.lanes = next.lanes;
+            model.stage_queues = next.stage_queues;
+            model.busiest_share = next.busiest_share;
+        }
+    }
+    if (record.whole_run) {
+        model.timing_credit_ms = std::min(max_timing_credit_ms,
+                                          model.timing_credit_ms + timing_budget * record.run_ms);
+        model.last_run_ms = record.run_ms;
+    }
+}
+
+StageModels Planner::fit(const RunArrays& arrays) { return model_of(arrays).fit(); }
+
+std::size_t Planner::device_samples(const RunArrays& arrays) {
+    const LayoutModel& model = model_of(arrays);
+    std::size_t samples = 0;
+    for (const auto& stage : model.samples) samples += stage.size();
+    return samples - model.samples[host_stage].size();
+}
+
+std::string Planner::describe(const QueueUse& use, const RunArrays& arrays) {
+    const LayoutModel& model = model_of(arrays);
+    if (use.mode != mode_) return describe_stage_queues(depth_, model.busiest_share);
+    if (use.in_flight < depth_) return describe_lanes(use.in_flight, depth_, model.busiest_share);
+    return "";
+}
+
+}  // namespace dualrt::detail

@@ -1,0 +1,123 @@
+// The Pipeline's policy for one device: how a run is cut into chunks, which queues it takes,
+// which of its chunks are timed, and what each run teaches the runs after it. Every tuned rule of
+// the Pipeline lives behind this class, in planning/, each with its reason; the mechanism (run/
+// and the device pipelines) carries out a RunPlan and hands back what it measured, with no tuned
+// constants of its own. Internal.
+//
+// The rules, and where each one is:
+//   chunk sizes          automatic_chunking.hpp: fixed cuts for Chunking::count / elements; for
+//                        automatic chunking a few learning runs, then plans from the stage model
+//                        (stage_model.hpp) played through the schedule (plan_simulation.hpp)
+//   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
+//                        CUDA) one queue per stage where the stages are balanced
+//   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time
+//   several devices      chunk_dealer.hpp (who takes the next chunk), mix_choice.hpp (every
+//                        device, or the fastest alone)
+#pragma once
+
+#include <dualrt/pipeline.hpp>
+
+#include "planning/automatic_chunking.hpp"
+#include "planning/stage_model.hpp"
+#include "run/chunk_extents.hpp"
+#include "run/chunk_scheduler.hpp"
+#include "run/run_checks.hpp"
+#include "run/run_timing.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dualrt::detail {
+
+// The queues a mode (resolved, never automatic) needs for `depth` chunks in flight.
+std::size_t queue_count(PipelineMode mode, std::size_t depth);
+
+// The queues a run takes: the Pipeline's mode, or three queues in place of lanes, and the chunks
+// in flight (the lanes used, or the depth).
+struct QueueUse {
+    PipelineMode mode = PipelineMode::lanes;
+    std::size_t in_flight = 0;
+    std::size_t queues() const { return queue_count(mode, in_flight); }
+};
+
+// One device's run, as the planner decided it.
+struct RunPlan {
+    std::vector<std::size_t> sizes;  // the chunks, in array order
+    QueueUse queues;
+    std::vector<bool> timed;  // chunks that get all four timed points
+    // No chunk timed: the run's start and end are read on the host clock, and it takes the
+    // queues without timestamps where the device has them.
+    bool host_clock = false;
+    std::string how;  // for PipelineReport::chunking
+    bool learning = false;
+    double predicted_ms = 0.0;
+};
+
+// What the mechanism measured in a run, for Planner::learn.
+struct RunRecord {
+    const std::vector<ChunkExtent>& extents;  // the chunks this device ran, in its order
+    const ResolvedTiming& resolved;
+    const std::vector<double>& host_ms;  // the host's own time per chunk
+    // Of a run of this device alone (not a share of a run dealt to several devices): the host
+    // cost of one timed event (0: none recorded) and the run's host time.
+    bool whole_run = true;
+    double typical_record_ms = 0.0;
+    double run_ms = 0.0;
+};
+
+class Planner {
+public:
+    // `options` as the Pipeline was made, with its mode and depth resolved. `untimed_queues`:
+    // the device has queues without timestamps for runs that time nothing (OpenCL).
+    Planner(const PipelineOptions& options, PipelineMode mode, std::size_t depth,
+            Backend backend, bool untimed_queues);
+
+    // The run of `arrays` (checked, as this device sees them) on this device alone.
+    // `staging_slots`: pinned buffers per staged array. Throws where fixed chunking does not
+    // fit the arrays.
+    RunPlan plan(const RunArrays& arrays, const Halo& halo, std::size_t staging_slots,
+                 const char* operation);
+    // The chunks of a run dealt to `devices` devices, planned as this device (the fastest so
+    // far) would run them, `seen` being the arrays as it sees them; `staged`: some device stages
+    // some array. Its timed chunks and queues are each device's own (dealt_queues,
+    // dealt_timed_chunks). The calls about a dealt run name the layout by `arrays` as the
+    // Pipeline was given them, for every device alike.
+    RunPlan plan_dealt(const RunArrays& arrays, const RunArrays& seen, const Halo& halo,
+                       std::size_t devices, bool staged, std::size_t staging_slots,
+                       const char* operation);
+    // The queues this device takes for its share of a run dealt to several devices: those its
+    // own runs of the layout chose, as a Pipeline of this device alone would run.
+    QueueUse dealt_queues(const RunArrays& arrays);
+
+    // What a run teaches the layout's model: its timed stages, its host times, its lanes.
+    void learn(const RunArrays& arrays, const RunRecord& record);
+
+    // For the report: the layout's stage model as fitted now, and how many device-stage
+    // samples it holds.
+    StageModels fit(const RunArrays& arrays);
+    std::size_t device_samples(const RunArrays& arrays);
+    // How `use` differs from running on every lane, and why ("" where it does not).
+    std::string describe(const QueueUse& use, const RunArrays& arrays);
+
+private:
+    LayoutModel& model_of(const RunArrays& arrays) { return models_[layout_key(arrays)]; }
+    // Whether runs choose their lanes from their timed stages (lanes, the depth left to the
+    // library), and whether they may take one queue per stage instead (the mode left to it too).
+    bool adapts_lanes() const;
+    bool adapts_mode() const;
+    QueueUse queue_use(const LayoutModel& model) const;
+    static PlanRequest request_of(const RunArrays& arrays, const Halo& halo);
+    static ScheduleShape shape_of(const QueueUse& use, const RunArrays& arrays,
+                                  std::size_t staging_slots);
+
+    PipelineOptions options_;
+    PipelineMode mode_;
+    std::size_t depth_;
+    Backend backend_;
+    bool untimed_queues_;
+    LayoutModels models_;
+    double record_ms_;  // host cost of one timed event, as measured
+};
+
+}  // namespace dualrt::detail
