@@ -1,8 +1,6 @@
-// Automatic chunking on the device: a layout's first run is a plan of chunks that grow, hold and
-// shrink, part of them timed; later runs are planned by the stage model fitted to them, and the
-// result is the serial one whatever the sizes. A CPU device (PoCL) runs its queues' commands as
-// the host submits them, so its timed copies hardly grow with the chunk: there the model may
-// keep learning, and the runs must still be right. (The model and the planner alone, without a
+// Automatic chunking on the device: equal chunks of about a quarter of the arrays, the same run
+// after run, with the result the serial one whatever the sizes; a layout's first run times some
+// of its chunks, so that its report has stage times from the start. (The plans alone, without a
 // device: test_pipeline_plan.cpp.)
 #include "pipeline_support.hpp"
 
@@ -35,16 +33,9 @@ dualrt::PipelineReport run_triad(dualrt::Pipeline& pipeline, const std::vector<f
     return report;
 }
 
-bool rises_then_falls(const std::vector<std::size_t>& sizes) {
-    if (sizes.size() < 3) return false;
-    const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
-    return sizes.front() < largest && sizes.back() < largest && sizes[0] < sizes[1] &&
-           sizes[sizes.size() - 1] < sizes[sizes.size() - 2];
-}
-
 }  // namespace
 
-TEST_CASE("pipeline auto: a first run grows and shrinks its chunks, later runs follow the model") {
+TEST_CASE("pipeline auto: equal chunks of about a quarter of the arrays, run after run") {
     test::Random rnd;
     INFO("seed " << rnd.seed);
     const std::size_t n = (std::size_t{12} << 20) / sizeof(float) + 4321;
@@ -58,35 +49,26 @@ TEST_CASE("pipeline auto: a first run grows and shrinks its chunks, later runs f
 
         const auto first = run_triad(pipeline, a, b);
         INFO("first run: " << first.summary());
-        CHECK(test::contains(first.chunking, "first run of this layout"));
-        CHECK(rises_then_falls(first.chunk_sizes));
+        CHECK(test::contains(first.chunking, "auto: 4 chunks"));
+        CHECK(first.chunks == 4);
         CHECK(first.timed_chunks > 0);
-        CHECK(first.predicted_ms == 0.0);
-
-        // Whether the timings let the model plan depends on the device's clocks (a CPU device's
-        // copies hardly grow with the chunk): later runs plan, learn on, or take the safe plan.
         for (int run = 0; run < 2; ++run) {
             const auto later = run_triad(pipeline, a, b);
             INFO("later run: " << later.summary());
-            const bool planned = test::contains(later.chunking, "planned by the stage model");
-            CHECK((planned || test::contains(later.chunking, "still learning") ||
-                   test::contains(later.chunking, "a safe plan")));
-            CHECK(test::contains(later.chunking, "predicted") == planned);
-            CHECK((later.predicted_ms > 0.0) == planned);
+            CHECK(later.chunk_sizes == first.chunk_sizes);
             CHECK(later.measured_ms > 0.0);
         }
     }
 }
 
-TEST_CASE("pipeline auto: each layout of arrays learns on its own") {
+TEST_CASE("pipeline auto: each layout's first run times some of its chunks") {
     test::Random rnd;
     INFO("seed " << rnd.seed);
     dualrt::Pipeline pipeline(test::device());
     const std::size_t n = (std::size_t{8} << 20) / sizeof(float);
     const auto a = rnd.floats(n), b = rnd.floats(n);
-    CHECK(test::contains(run_triad(pipeline, a, b).chunking, "first run of this layout"));
-    CHECK(!test::contains(run_triad(pipeline, a, b).chunking, "first run of this layout"));
-    // Pinned inputs are another layout: a first run again.
+    CHECK(run_triad(pipeline, a, b).timed_chunks > 0);
+    // Pinned inputs are another layout: its first run is timed too.
     auto a_pinned = tp::pinned_copy(a);
     std::vector<float> c(n);
     const auto report = pipeline.run(dualrt::inputs(a_pinned, b), dualrt::outputs(c),
@@ -94,7 +76,7 @@ TEST_CASE("pipeline auto: each layout of arrays learns on its own") {
                                          chunk.queue.copy(std::get<0>(chunk.outputs),
                                                           std::get<0>(chunk.inputs));
                                      });
-    CHECK(test::contains(report.chunking, "first run of this layout"));
+    CHECK(report.timed_chunks > 0);
     CHECK(test::differences(c, a) == "");
 }
 

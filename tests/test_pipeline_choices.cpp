@@ -17,10 +17,10 @@ namespace {
 // A choice after its warm-up run and each way measured twice in turns, every device first.
 MixChoice measured_twice(double together, double alone) {
     MixChoice mix;
-    mix.learn(false, 1.0, false);  // warming up
+    mix.learn(false, 1.0);  // warming up
     for (int turn = 0; turn < 2; ++turn) {
-        mix.learn(false, together, false);
-        mix.learn(true, alone, false);
+        mix.learn(false, together);
+        mix.learn(true, alone);
     }
     return mix;
 }
@@ -28,45 +28,16 @@ MixChoice measured_twice(double together, double alone) {
 }  // namespace
 
 TEST_CASE("pipeline choices: over several devices, the choice between every device and the fastest "
-          "alone counts neither the first run nor learning runs") {
-    MixChoice mix;
-    // The first run (warming up) and automatic chunking's learning runs: every device, and
-    // nothing learned from them, however slow or fast they were.
-    for (const auto& [rate, learning] : {std::pair{1.0, true}, {500.0, true}, {1.0, true}}) {
-        CHECK_FALSE(mix.fastest_alone());
-        mix.learn(false, rate, learning);
-    }
-    CHECK(mix.together() == 0.0);
-    // The first planned run measures every device together, the next the fastest alone.
-    CHECK_FALSE(mix.fastest_alone());
-    mix.learn(false, 100.0, false);
-    CHECK(mix.together() == 100.0);
-    CHECK(mix.fastest_alone());
-    // A learning run of the fastest alone (its own model still learning) does not count either.
-    mix.learn(true, 10.0, true);
-    CHECK(mix.alone() == 0.0);
-    CHECK(mix.fastest_alone());
-    mix.learn(true, 120.0, false);
-    CHECK(mix.alone() == 120.0);
-    // Each way a second time, in turns; then the better way, alone here.
-    CHECK_FALSE(mix.fastest_alone());
-    mix.learn(false, 100.0, false);
-    CHECK(mix.fastest_alone());
-    mix.learn(true, 120.0, false);
-    CHECK(mix.fastest_alone());
-}
-
-TEST_CASE("pipeline choices: with fixed chunks, the choice between every device and the fastest "
           "alone leaves out the first run alone") {
     MixChoice mix;
     CHECK_FALSE(mix.fastest_alone());
-    mix.learn(false, 1000.0, false);  // warming up: not counted
+    mix.learn(false, 1000.0);  // warming up: not counted
     CHECK(mix.together() == 0.0);
     for (int turn = 0; turn < 2; ++turn) {
         CHECK_FALSE(mix.fastest_alone());
-        mix.learn(false, 100.0, false);
+        mix.learn(false, 100.0);
         CHECK(mix.fastest_alone());
-        mix.learn(true, 80.0, false);
+        mix.learn(true, 80.0);
     }
     CHECK_FALSE(mix.fastest_alone());  // together was faster
 }
@@ -74,15 +45,15 @@ TEST_CASE("pipeline choices: with fixed chunks, the choice between every device 
 TEST_CASE("pipeline choices: one unlucky run of each way does not decide between every device and "
           "the fastest alone") {
     MixChoice mix;
-    mix.learn(false, 1.0, false);  // warming up
+    mix.learn(false, 1.0);  // warming up
     // Together 90, alone 100 elements/ms; the first run alone stalled (pageable staging).
-    mix.learn(false, 90.0, false);
-    mix.learn(true, 70.0, false);
+    mix.learn(false, 90.0);
+    mix.learn(true, 70.0);
     CHECK_FALSE(mix.fastest_alone());  // each way a second time before choosing
-    mix.learn(false, 90.0, false);
+    mix.learn(false, 90.0);
     CHECK(mix.fastest_alone());
-    mix.learn(true, 100.0, false);
-    mix.learn(true, 100.0, false);
+    mix.learn(true, 100.0);
+    mix.learn(true, 100.0);
     // Medians 90 and 100: alone.
     CHECK(mix.fastest_alone());
 }
@@ -91,11 +62,11 @@ TEST_CASE("pipeline choices: one run of each way settles on the fastest alone wh
           "lost by more than 20%, never on every device") {
     const auto after_one_each = [](double together, double alone) {
         MixChoice mix;
-        mix.learn(false, 1.0, false);  // warming up
-        mix.learn(false, together, false);
+        mix.learn(false, 1.0);  // warming up
+        mix.learn(false, together);
         CHECK(mix.measuring());
         CHECK(mix.fastest_alone());  // the fastest alone next, to compare
-        mix.learn(true, alone, false);
+        mix.learn(true, alone);
         return mix;
     };
     // Every device at 75 elements/ms against 100 alone: settled, alone.
@@ -132,7 +103,7 @@ TEST_CASE("pipeline choices: the way not taken over several devices is measured 
         for (int r = 0; r < runs; ++r) {
             const bool way = mix.fastest_alone();
             alone_count += way ? 1 : 0;
-            mix.learn(way, way ? alone : together, false);
+            mix.learn(way, way ? alone : together);
         }
         return alone_count;
     };

@@ -138,7 +138,7 @@ PipelineReport MultiDevicePipeline::run(const HostSide* inputs, std::size_t inpu
     PipelineReport report =
         alone ? run_alone(fastest, key, arrays, halo, compute, facts, why_alone(mix), started)
               : run_together(fastest, key, prior_rates, arrays, halo, compute, facts, started);
-    mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms, report.learning);
+    mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms);
     return report;
 }
 
@@ -157,14 +157,14 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
     const bool staged = std::any_of(seen.begin(), seen.end(),
                                     [](const RunArrays& view) { return any_staged(view); });
-    const std::size_t staging_slots = drivers_[planner].one->staging_slots();
+    const std::size_t staging_slots = drivers_[planner].one->staging_slots();  // for every device
     // Each device on the queues its own runs of the layout chose, as a Pipeline of that device
     // alone would run (with four lanes, a GPU inside a run over several devices moved its share
     // slower than alone: lane_choice.hpp).
     std::vector<QueueUse> uses;
     for (const Driver& driver : drivers_) uses.push_back(driver.one->planner.dealt_queues(arrays));
     const RunPlan plan = drivers_[planner].one->planner.plan_dealt(
-        arrays, seen[planner], halo, drivers_.size(), staged, staging_slots, op);
+        arrays, halo, drivers_.size(), staged, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 
     // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
@@ -280,7 +280,6 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
                             " of every " + std::to_string(dealt_period) +
                             " of each device; the others' estimated from each device's stage "
                             "model");
-    total.learning = plan.learning;
     total.chunking = plan.how + ", dealt to " + std::to_string(n) +
                      " devices as each was ready (planned for " + drivers_[planner].label + ")" +
                      fewer_lanes;
@@ -330,8 +329,6 @@ PipelineReport MultiDevicePipeline::run_alone(std::size_t d, const std::string& 
         merger.add(share);
     }
     merger.finish(arrays.count, own.timing);
-    total.predicted_ms = own.predicted_ms;
-    total.learning = own.learning;
     total.chunking =
         own.chunking + ", all on " + driver.label + " (the fastest device; " + why + ")";
     total.host_ms = ms_between(started, Clock::now());

@@ -86,7 +86,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
         return empty;
     }
 
-    const RunPlan plan = planner.plan(arrays, halo, staging_slots(), op);
+    const RunPlan plan = planner.plan(arrays, halo, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
     ensure_buffers(arrays, plan.sizes, halo);
 
@@ -112,8 +112,6 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
-    facts.learning = plan.learning;
-    facts.predicted_ms = plan.predicted_ms;
     PipelineReport report = make_report(facts, extents, resolved, planner.fit(arrays),
                                         planner.device_samples(arrays));
     report.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -

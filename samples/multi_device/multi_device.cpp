@@ -143,9 +143,7 @@ int main(int argc, char** argv) try {
               << " host memory, "
               << (chunks == 0 ? std::string("automatic chunking")
                               : std::to_string(chunks) + " chunks")
-              << ", median of " << repetitions << " runs after one untimed"
-              << (chunks == 0 ? " (and up to two more while automatic chunking learns)" : "")
-              << "\n";
+              << ", median of " << repetitions << " runs after one untimed\n";
 
     const bool together = devices.size() > 1;
     const bool native = !args.flag("no-native");

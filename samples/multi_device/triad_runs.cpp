@@ -80,20 +80,11 @@ public:
 
     // The untimed first run.
     void warm_up() { note(run_once(), true); }
-    // One timed run. Automatic chunking's learning runs after the first (at most two more) are
-    // warm-ups too, as the stream, stencil and overlap samples count them: their chunk sizes
-    // are chosen to be timed, not to be fast. Such a run is noted untimed, and another made.
+    // One timed run.
     void timed_run() {
-        for (;;) {
-            TriadRun run = run_once();
-            const bool learning = run.report.learning && extra_warmups_ > 0;
-            note(run, learning);
-            if (!learning) {
-                runs_.push_back(std::move(run));
-                return;
-            }
-            --extra_warmups_;
-        }
+        TriadRun run = run_once();
+        note(run, false);
+        runs_.push_back(std::move(run));
     }
     // The median timed run, with a line for every run.
     TriadRun median() {
@@ -148,7 +139,6 @@ private:
     std::vector<dualrt::Kernel> triads_;
     std::vector<float> output_;
     dualrt::HostBuffer<float> pinned_a_, pinned_b_, pinned_c_;
-    int extra_warmups_ = 2;
     std::vector<TriadRun> runs_;
     std::vector<std::string> each_run_;
 };

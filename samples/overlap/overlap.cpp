@@ -110,9 +110,7 @@ struct LibraryRun {
     dualrt::PipelineReport report;  // of the median run
 };
 
-// `repetitions` timed runs of one Pipeline after an untimed first one (which is also automatic
-// chunking's first run, that teaches its model) and, for automatic chunking, the learning runs
-// after it (at most two more: PipelineReport::learning).
+// `repetitions` timed runs of one Pipeline after an untimed first one.
 LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chunking,
                        int repetitions,
                        dualrt::PipelineTiming timing = dualrt::PipelineTiming::sampled) {
@@ -127,7 +125,6 @@ LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chu
                            static_cast<std::uint32_t>(chunk.size()), job.iterations);
     };
     std::vector<dualrt::PipelineReport> reports;
-    int extra_warmups = 2;
     for (int r = 0; r <= repetitions; ++r) {
         std::fill(job.output.begin(), job.output.end(), std::nanf(""));
         auto report = pipeline.run(job.input, job.output, compute);
@@ -135,11 +132,6 @@ LibraryRun run_library(Job& job, dualrt::PipelineMode mode, dualrt::Chunking chu
         if (!wrong.empty())
             throw std::runtime_error("dualrt pipeline (" + std::string(to_string(mode)) + ", " +
                                      chunking.str() + ") computed a wrong result: " + wrong);
-        if (r > 0 && report.learning && extra_warmups > 0) {
-            --extra_warmups;
-            --r;  // a learning run: warm-up too
-            continue;
-        }
         if (r > 0) reports.push_back(std::move(report));  // r == 0: warm-up
     }
     std::sort(reports.begin(), reports.end(), [](const auto& a, const auto& b) {

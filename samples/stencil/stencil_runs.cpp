@@ -72,7 +72,6 @@ StreamedRun run_streamed(dualrt::Pipeline& pipeline, const Image& image,
         std::copy(image.pixels.begin(), image.pixels.end(), pinned_image.begin());
     }
     std::vector<StreamedRun> runs;
-    int extra_warmups = 2;  // automatic chunking's learning runs after its first: warm-ups too
     for (int r = 0; r <= repetitions; ++r) {
         // NaN: a block that never came back fails the check.
         const float poison = std::nanf("");
@@ -92,11 +91,6 @@ StreamedRun run_streamed(dualrt::Pipeline& pipeline, const Image& image,
         if (!wrong.empty())
             throw std::runtime_error("dualrt's streamed stencil (" + run.report.chunking +
                                      ") computed a wrong image: " + wrong);
-        if (r > 0 && run.report.learning && extra_warmups > 0) {
-            --extra_warmups;
-            --r;
-            continue;
-        }
         if (r > 0) runs.push_back(std::move(run));  // r == 0: untimed first run
     }
     std::sort(runs.begin(), runs.end(),

@@ -47,8 +47,7 @@ struct Measurement {
     StreamTiming timing;
     std::string wrong;
     double first_wall_ms = 0.0;  // measure_run: the untimed first run (Pipeline auto: a fresh
-                                 // Pipeline's first, before its other learning runs), host
-                                 // clock; 0 elsewhere
+                                 // Pipeline's first), host clock; 0 elsewhere
 };
 
 // How measure_run fills a variant's inputs with the reference a and b (elements [0, n)).

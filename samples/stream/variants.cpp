@@ -63,8 +63,7 @@ const std::vector<Variant>& variants() {
         {"pipeline-pairs", "Pipeline: one HostBuffer of (a, b) pairs, outputs c, chunks of the "
                            "block size (kernel triad_pairs)", HostMemory::pinned, pipeline_pairs},
         {"pipeline-auto", "Pipeline: inputs(a, b), outputs(c), automatic chunking (ignores the "
-                          "block size; a fresh Pipeline per row, its first and learning runs "
-                          "untimed)",
+                          "block size; a fresh Pipeline per row, its first run untimed)",
          HostMemory::pinned, pipeline_auto},
     };
     return table;

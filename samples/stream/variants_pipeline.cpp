@@ -26,10 +26,6 @@ Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
     return Pipeline(bench.device(), options);
 }
 
-// Automatic chunking learns in its first runs (at most three, PipelineReport::learning); they
-// run before the timed ones, the first timed apart.
-constexpr int most_learning_runs = 3;
-
 Measurement two_inputs(StreamBench& bench, Chunking chunking) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
@@ -52,17 +48,13 @@ Measurement two_inputs(StreamBench& bench, Chunking chunking) {
     };
     double first_wall_ms = 0.0;
     if (chunking.kind() == Chunking::Kind::automatic) {
-        // What a program pays on its first run, then the learning runs, untimed.
+        // What a program pays on its first run, untimed apart.
         fill(bench.job().a, bench.job().b, n);
-        for (int learning = 0; learning < most_learning_runs; ++learning) {
-            const auto began = std::chrono::steady_clock::now();
-            const PipelineReport report = run();
-            if (learning == 0)
-                first_wall_ms = std::chrono::duration<double, std::milli>(
-                                    std::chrono::steady_clock::now() - began)
-                                    .count();
-            if (!report.learning) break;
-        }
+        const auto began = std::chrono::steady_clock::now();
+        run();
+        first_wall_ms = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - began)
+                            .count();
     }
     Measurement result =
         bench.measure_run(fill, c.data(), [&] { return run().measured_ms; });

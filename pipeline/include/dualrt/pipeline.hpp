@@ -21,10 +21,8 @@ namespace dualrt {
 /// How the arrays are cut: a number of chunks, a number of elements per chunk, or automatic.
 class Chunking {
 public:
-    /// Chosen by a model of the stages, per chunk: after a first run of a layout (a fixed plan
-    /// of chunks that grow, hold, then shrink, some of them timed), from the fixed and
-    /// per-element costs of each stage and of the host, fitted to the timed chunks. The model
-    /// may pick chunks of several sizes: small first and last ones shorten fill and drain.
+    /// Chosen by the library for the arrays and the devices; the report's `chunking` says what
+    /// it chose and why. The choice may change between versions.
     static Chunking automatic() { return Chunking(Kind::automatic, 0); }
     /// The arrays cut into `chunks` chunks (at least 1) of n / chunks elements, rounded up (to
     /// whole rows with a row halo); the last one is shorter where needed.
@@ -51,9 +49,9 @@ private:
 
 /// Which chunks get timed events around their stages.
 enum class PipelineTiming {
-    /// The run's start and end, and a few windows of three consecutive chunks: in the middle
-    /// and at the end of a layout's first runs, then as many as cost about 2% of the runs' host
-    /// time. The other chunks' stage times are estimated from the stage model (the default).
+    /// The run's start and end, and a few windows of consecutive chunks, as many as cost about
+    /// 2% of the runs' host time. The other chunks' stage times are estimated from the timed
+    /// ones (the default).
     sampled,
     /// Every stage of every chunk (four timed events per chunk): exact stage sums and a timeline
     /// of every chunk, for a price per chunk that shows below about 1 MiB chunks.
@@ -68,9 +66,9 @@ struct PipelineOptions {
     Chunking chunking = Chunking::automatic();    ///< how the arrays are cut into chunks
     /// Chunks in flight on the device, each with its own device buffers: device memory use is
     /// depth x chunk, whatever the arrays' size. With lanes it is also the number of queues.
-    /// 0: 4 for lanes and three queues, 2 for two queues; with lanes a run then uses 2 of the 4
-    /// where the layout's timed stages show one engine busy most of a chunk's time (the report's
-    /// `chunking` says so). A depth set here is used as set.
+    /// 0: the library's choice: 4 for lanes and three queues, 2 for two queues, and with lanes a
+    /// run may use fewer of the 4 from what earlier runs measured (the report's `chunking` says
+    /// so). A depth set here is used as set.
     std::size_t depth = 0;
     /// Output k is written into the device buffer of input k (input == output in the Chunk):
     /// needs as many output arrays as input arrays, of the same element sizes, and no halo.
@@ -80,7 +78,7 @@ struct PipelineOptions {
 };
 
 /// Runs chunked jobs on one device. Create once and reuse: the queues, device buffers and pinned
-/// staging buffers are kept between runs, and automatic chunking plans each run from what the
+/// staging buffers are kept between runs, and the library's choice of queues builds on what the
 /// earlier runs measured. One run at a time per Pipeline: run() called again during a run (from
 /// its compute function or another thread) throws Errc::invalid_argument and leaves the run in
 /// progress unharmed; separate Pipelines may run concurrently.
@@ -114,21 +112,15 @@ public:
     explicit Pipeline(Device device, PipelineOptions options = {});
     /// A pipeline over several devices (`dualrt::devices()` for all of them), each with its own
     /// queues and buffers as above. A run deals its chunks from one shared list, in array order,
-    /// to whichever device is ready for another first; a device measured slower than the others
-    /// takes a chunk only if it would finish it before they would finish the rest, so a slow
-    /// device never holds back a fast one (rates are measured as chunks finish and kept between
-    /// runs; a device of unknown speed first takes an eighth of a chunk). As the devices share
-    /// the host, a helper may slow the fastest device down more than it adds: the third run of a
-    /// layout gives every chunk to the fastest device, and later runs deal to all or to the
-    /// fastest alone, whichever did better (the report's `chunking` says). The compute function
-    /// is the same for all: a chunk's `queue` is on its device, and `chunk.device_index` (its
-    /// position in `devices`) picks the Kernel loaded on that device. It is called from one
-    /// thread per device (for each device, in the order of its chunks), so calls for different
-    /// devices may overlap. A run on the fastest alone is the run a Pipeline of that device
-    /// would make (its chunks, timing and queues). The report has a row per device
-    /// (PipelineReport::devices); in runs dealt to every device, with PipelineTiming::sampled,
-    /// each device times windows of 3 chunks in every 16, from its second. One device in the
-    /// list is a Pipeline of that device. Throws
+    /// to whichever device is ready for another, so that a slow device does not hold back a
+    /// fast one. As the devices share the host, a helper may slow the fastest device down more
+    /// than it adds: runs then go to the fastest device alone, and such a run is the run a
+    /// Pipeline of that device would make (the report's `chunking` says which way a run went,
+    /// and why). The compute function is the same for all: a chunk's `queue` is on its device,
+    /// and `chunk.device_index` (its position in `devices`) picks the Kernel loaded on that
+    /// device. It is called from one thread per device (for each device, in the order of its
+    /// chunks), so calls for different devices may overlap. The report has a row per device
+    /// (PipelineReport::devices). One device in the list is a Pipeline of that device. Throws
     /// Errc::invalid_argument for an empty list, an empty Device, a device listed twice, or
     /// options the one-device constructor refuses.
     explicit Pipeline(std::vector<Device> devices, PipelineOptions options = {});

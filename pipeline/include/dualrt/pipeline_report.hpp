@@ -36,8 +36,8 @@ const char* to_string(PipelineMode mode) noexcept;
 
 /// What a run measured. Device times come from timed events (Queue::record): around every stage
 /// of the chunks that PipelineOptions::timing times, and at the run's start and end. Stage times
-/// of the other chunks are estimated from the stage model fitted to every chunk timed so far by
-/// this Pipeline; `timing` says which is which.
+/// of the other chunks are estimated from the chunks this Pipeline has timed so far; `timing`
+/// says which is which.
 struct PipelineReport {
     PipelineMode mode = PipelineMode::automatic;  ///< the mode used (never automatic)
     std::size_t queues = 0;          ///< queues used
@@ -51,10 +51,6 @@ struct PipelineReport {
     bool staged_input = false;       ///< some pageable input went through pinned staging
     bool staged_output = false;      ///< some pageable output went through pinned staging
     std::string chunking;            ///< how the chunks were chosen, in words
-    /// Automatic chunking chose this run's chunks to learn from (sizes spread out so that the
-    /// stage model sees several; at most the first three runs of a layout): a run slower than
-    /// the planned ones that follow it. Benchmarks count such runs as warm-ups.
-    bool learning = false;
 
     /// @name Device time of each stage, summed over all chunks
     /// Measured on the timed chunks, estimated for the others (see `timing`).
@@ -68,9 +64,6 @@ struct PipelineReport {
     double bound_ms = 0.0;
     double measured_ms = 0.0;  ///< first upload's start to last download's end (measured)
     double host_ms = 0.0;      ///< wall-clock time of the whole run() call, host clock
-    /// What auto's stage model predicted for measured_ms (0 when the chunks were not chosen by
-    /// the model).
-    double predicted_ms = 0.0;
 
     std::size_t timed_chunks = 0;  ///< chunks whose every stage was timed
     /// Which chunks were timed and where the stage times come from, in words.

@@ -1,12 +1,8 @@
 // Choosing a run's chunks: the fixed cuts of Chunking::count and Chunking::elements, and
-// automatic chunking, which plans from the layout's stage model once it has one and otherwise
-// runs a first plan whose timed chunks teach it. Internal.
+// automatic chunking. Internal.
 #pragma once
 
 #include <dualrt/pipeline.hpp>
-
-#include "planning/plan_simulation.hpp"
-#include "planning/stage_model.hpp"
 
 #include <cstddef>
 #include <string>
@@ -16,38 +12,37 @@ namespace dualrt::detail {
 
 // What the chunk sizes depend on besides the chunking.
 struct PlanRequest {
-    std::size_t count = 0;         // elements in every array
-    std::size_t granule = 1;       // chunk boundaries fall on multiples of it (whole rows)
-    std::size_t widest_elem = 1;   // the largest element size of any array, in bytes
-    std::size_t halo_elements = 0; // halo before + after each chunk
-    // Whether the run can afford a learning run's timed windows (learning_affordable,
-    // run_timing.hpp); if not, and the model cannot plan, automatic chunking takes the
-    // safe plan at once.
-    bool can_learn = true;
+    std::size_t count = 0;          // elements in every array
+    std::size_t granule = 1;        // chunk boundaries fall on multiples of it (whole rows)
+    std::size_t widest_elem = 1;    // the largest element size of any array, in bytes
+    std::size_t halo_elements = 0;  // halo before + after each chunk
     // Whether some array is pageable host memory, whose chunks pass through pinned staging
-    // buffers: such plans keep their chunks smaller (largest_staged_chunk_bytes).
+    // buffers: runs dealt to several devices then keep their chunks smaller.
     bool staged = false;
     // The devices the chunks are dealt to: with several, chunks stay small enough that each
-    // device gets many (min_chunks_per_device).
+    // device gets many.
     std::size_t devices = 1;
 };
 
 struct PlanDecision {
     std::vector<std::size_t> sizes;
-    std::string how;            // for PipelineReport::chunking
-    double predicted_ms = 0.0;  // the model's prediction (0: not planned by the model)
-    bool learning = false;      // a first plan, run to teach the model
+    std::string how;  // for PipelineReport::chunking
 };
 
 // The chunk sizes of a run. Fixed chunking needs per-chunk counts that are whole rows;
-// `operation` names the call in the errors. Automatic chunking reuses the layout's cached plan
-// while the model predicts it within 1% of what it did, else plans again and caches that.
-// The smallest chunk, in elements, whose fixed costs (the host's share and the busiest engine's
-// set-up) are at most half of what the busiest engine spends on its elements: smaller chunks
-// pay too much for being a chunk. 0 when the model has no fixed or no per-element cost.
-std::size_t fixed_cost_floor(const StageModels& models, PipelineMode mode);
-
+// `operation` names the call in the errors.
+//
+// Automatic chunking on one device cuts the arrays into equal chunks of about a quarter of
+// them, within 1 to 16 MiB of the widest array: the chunks that keep a PCIe bus busy while
+// their fixed costs (enqueues, DMA set-up) stay small, with fill and drain short. That is the
+// best fixed chunk size of c = a + s*b on 16 MiB (4 MiB chunks) and 256 MiB arrays (16 MiB), on
+// CUDA and NVIDIA's OpenCL alike, and a plan fitted run by run to a model of the stages measured
+// no better on any workload (docs/overlap.md, "Choosing the chunks"). Over several devices
+// chunks are about 1/(32 x devices) of the arrays (1 MiB at least, 256 MiB at most, 16 MiB where
+// staged), ending in three halvings: a run ends when its last device does, up to about one
+// chunk after the others, so small chunks keep that to a few percent of the run, and the last
+// chunks, halved, shorten it further.
 PlanDecision choose_plan(const Chunking& chunking, const PlanRequest& request,
-                         LayoutModel& model, const ScheduleShape& shape, const char* operation);
+                         const char* operation);
 
 }  // namespace dualrt::detail

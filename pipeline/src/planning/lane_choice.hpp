@@ -37,8 +37,7 @@ struct LaneChoice {
 // layout's runs: those of `timing` join `evidence`, and once it holds enough the choice is made
 // from all of it and `evidence` starts afresh. A run that times one window of three chunks knows
 // the start of two, so without this a layout whose runs each timed one window never chose (on an
-// H200 a 2 GiB triad kept four lanes, whose overlapping copies then misled its stage model into
-// 395 chunks, 11% slower).
+// H200 a 2 GiB triad kept four lanes so).
 LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence);
 
 // "on 2 of 4 lanes (...)": why a run used fewer lanes than the Pipeline has, for its report.

@@ -37,7 +37,7 @@ bool MixChoice::measuring() const {
 }
 
 bool MixChoice::fastest_alone() const {
-    // Warming up and learning, then each way in turns, every device first.
+    // Warming up, then each way in turns, every device first.
     if (measuring()) return alone_.size() < together_.size();
     const double together_rate = together(), alone_rate = alone();
     const bool better = together_rate <= (1.0 + together_margin) * alone_rate;
@@ -48,12 +48,10 @@ bool MixChoice::fastest_alone() const {
     return runs_ % every == 0 ? !better : better;
 }
 
-void MixChoice::learn(bool alone, double elements_per_ms, bool learning) {
-    // The first run pays for warming up; a learning run for chunk sizes chosen to be timed, not
-    // to be fast (a 1 GiB pageable triad learning with 4 MiB chunks took 107.7 ms on an H100
-    // through NVIDIA's OpenCL, against 87.1 planned: together then read as good as alone).
+void MixChoice::learn(bool alone, double elements_per_ms) {
+    // The first run pays for warming up (device buffers, pinned rings, first launches).
     const bool first = runs_++ == 0;
-    if (first || learning || elements_per_ms <= 0.0) return;
+    if (first || elements_per_ms <= 0.0) return;
     std::vector<double>& runs = alone ? alone_ : together_;
     if (runs.size() == mix_runs_kept) runs.erase(runs.begin());
     runs.push_back(elements_per_ms);

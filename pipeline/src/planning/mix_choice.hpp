@@ -13,9 +13,8 @@ namespace dualrt::detail {
 // memory bandwidth and cores: a CPU device uses them, and so does pageable staging for a GPU), so
 // a slow device may cost the fast one more than it adds, which the dealing cannot see: it only
 // measures each device's rate while they share. So the runs of a layout measure both ways (the
-// whole run's throughput; the first run is left out, as it pays for warming up, and so are
-// automatic chunking's learning runs, which deal to every device so that each device's model
-// learns), twice each in turns (once, where every device lost by more than 20%), then later runs
+// whole run's throughput; the first run is left out, as it pays for warming up), twice each in
+// turns (once, where every device lost by more than 20%), then later runs
 // take the better by the median of each way's latest runs (every device only where it is better
 // by more than 2%), and every few runs the other is measured again (the more it loses, the more
 // seldom). The median, not a running mean: one stalled run (0.4 s among runs of 0.1 s on NVIDIA's
@@ -24,9 +23,8 @@ class MixChoice {
 public:
     bool fastest_alone() const;  // for the next run
     bool measuring() const;      // still measuring each way before the first choice
-    // What a run that went `alone` (or not) reached, in elements per ms of the whole run;
-    // `learning`: its chunks were chosen to teach the stage model (not counted).
-    void learn(bool alone, double elements_per_ms, bool learning);
+    // What a run that went `alone` (or not) reached, in elements per ms of the whole run.
+    void learn(bool alone, double elements_per_ms);
     double together() const { return median(together_); }  // elements per ms (0: not measured)
     double alone() const { return median(alone_); }        // elements per ms (0: not measured)
 

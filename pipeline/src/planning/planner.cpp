@@ -23,13 +23,6 @@ constexpr double record_ms_weight = 0.3;
 // well.
 constexpr double timed_queue_share = 0.03;
 
-std::size_t bytes_moved(const RunArrays& arrays) {
-    std::size_t bytes = 0;
-    for (const auto* side : {&arrays.inputs, &arrays.outputs})
-        for (const auto& array : *side) bytes += arrays.count * array.elem_size;
-    return bytes;
-}
-
 }  // namespace
 
 std::size_t queue_count(PipelineMode mode, std::size_t depth) {
@@ -57,8 +50,7 @@ bool Planner::adapts_mode() const {
     // Lanes asked for stay lanes. On OpenCL each of the three queues' waits per chunk is a
     // marker (about 8 us of host time on NVIDIA's driver), and three queues gained nothing
     // there: `overlap` auto 0.964 of native against 0.966 on lanes, and `stencil` 17.6-18.1 ms
-    // against 16.0-16.2 on lanes, where the compute's spans then read too noisy to plan from
-    // (H200). CUDA gained: 0.994 against 0.960, and 14.2-16.1 ms against 15.0-16.4.
+    // against 16.0-16.2 on lanes (H200). CUDA gained: 0.994 against 0.960, and 14.2-16.1 ms against 15.0-16.4.
     return adapts_lanes() && options_.mode == PipelineMode::automatic &&
            backend_ == Backend::cuda;
 }
@@ -78,41 +70,20 @@ PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
     return request;
 }
 
-ScheduleShape Planner::shape_of(const QueueUse& use, const RunArrays& arrays,
-                                std::size_t staging_slots) {
-    ScheduleShape shape{use.mode, use.in_flight, 0};
-    for (const auto& array : arrays.inputs)
-        if (!array.pinned) shape.staging_slots = staging_slots;
-    return shape;
-}
-
-RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, std::size_t staging_slots,
-                      const char* operation) {
+RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* operation) {
     LayoutModel& model = model_of(arrays);
-    PlanRequest request = request_of(arrays, halo);
-    request.can_learn = options_.timing == PipelineTiming::every_chunk ||
-                        learning_affordable(bytes_moved(arrays), record_ms_);
     RunPlan plan;
     plan.queues = queue_use(model);
-    const PlanDecision decision = choose_plan(options_.chunking, request, model,
-                                              shape_of(plan.queues, arrays, staging_slots),
+    const PlanDecision decision = choose_plan(options_.chunking, request_of(arrays, halo),
                                               operation);
     plan.sizes = decision.sizes;
     plan.how = decision.how;
     if (const std::string lanes = describe(plan.queues, arrays); !lanes.empty())
-        plan.how += ", " + lanes;  // the lanes as chosen before this run's learning
-    plan.learning = decision.learning;
-    plan.predicted_ms = decision.predicted_ms;
+        plan.how += ", " + lanes;  // the lanes as chosen before this run is learned from
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
-
-    // A layout's first run with fixed chunks times windows too: the report estimates untimed
-    // chunks' stages from the model. (Automatic chunking decides that in its plan: a short run
-    // takes the safe plan, untimed.)
-    const bool first_of_layout = model.samples[upload_stage].size() == 0;
-    const bool fixed = options_.chunking.kind() != Chunking::Kind::automatic;
     plan.timed = choose_timed_chunks(plan.sizes.size(), options_.timing,
-                                     plan.learning || (first_of_layout && fixed), model.runs,
+                                     model.samples[upload_stage].size() == 0, model.runs,
                                      record_ms_, model.timing_credit_ms,
                                      untimed_queues_ ? timed_queue_share * model.last_run_ms
                                                      : 0.0);
@@ -123,22 +94,16 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, std::size_t sta
     return plan;
 }
 
-RunPlan Planner::plan_dealt(const RunArrays& arrays, const RunArrays& seen, const Halo& halo,
-                            std::size_t devices, bool staged, std::size_t staging_slots,
-                            const char* operation) {
-    LayoutModel& model = model_of(arrays);
+RunPlan Planner::plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
+                            bool staged, const char* operation) {
     PlanRequest request = request_of(arrays, halo);
     request.devices = devices;
     request.staged = staged;  // chunks are capped for staging if any device stages
     RunPlan plan;
-    plan.queues = queue_use(model);
-    const PlanDecision decision = choose_plan(options_.chunking, request, model,
-                                              shape_of(plan.queues, seen, staging_slots),
-                                              operation);
+    plan.queues = queue_use(model_of(arrays));
+    const PlanDecision decision = choose_plan(options_.chunking, request, operation);
     plan.sizes = decision.sizes;
     plan.how = decision.how;
-    plan.learning = decision.learning;
-    plan.predicted_ms = decision.predicted_ms;
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
     return plan;

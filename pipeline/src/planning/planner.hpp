@@ -5,14 +5,16 @@
 // constants of its own. Internal.
 //
 // The rules, and where each one is:
-//   chunk sizes          automatic_chunking.hpp: fixed cuts for Chunking::count / elements; for
-//                        automatic chunking a few learning runs, then plans from the stage model
-//                        (stage_model.hpp) played through the schedule (plan_simulation.hpp)
+//   chunk sizes          automatic_chunking.hpp: fixed cuts for Chunking::count / elements;
+//                        automatic chunking's equal chunks of about a quarter of the arrays
+//                        (1 to 16 MiB), or small ones dealt to several devices
 //   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
 //                        CUDA) one queue per stage where the stages are balanced
 //   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time
 //   several devices      chunk_dealer.hpp (who takes the next chunk), mix_choice.hpp (every
 //                        device, or the fastest alone)
+// What the runs teach a layout (its stage model, for the report's estimates, and its lane
+// evidence) is in stage_model.hpp.
 #pragma once
 
 #include <dualrt/pipeline.hpp>
@@ -50,8 +52,6 @@ struct RunPlan {
     // queues without timestamps where the device has them.
     bool host_clock = false;
     std::string how;  // for PipelineReport::chunking
-    bool learning = false;
-    double predicted_ms = 0.0;
 };
 
 // What the mechanism measured in a run, for Planner::learn.
@@ -73,19 +73,15 @@ public:
     Planner(const PipelineOptions& options, PipelineMode mode, std::size_t depth,
             Backend backend, bool untimed_queues);
 
-    // The run of `arrays` (checked, as this device sees them) on this device alone.
-    // `staging_slots`: pinned buffers per staged array. Throws where fixed chunking does not
-    // fit the arrays.
-    RunPlan plan(const RunArrays& arrays, const Halo& halo, std::size_t staging_slots,
-                 const char* operation);
-    // The chunks of a run dealt to `devices` devices, planned as this device (the fastest so
-    // far) would run them, `seen` being the arrays as it sees them; `staged`: some device stages
-    // some array. Its timed chunks and queues are each device's own (dealt_queues,
-    // dealt_timed_chunks). The calls about a dealt run name the layout by `arrays` as the
-    // Pipeline was given them, for every device alike.
-    RunPlan plan_dealt(const RunArrays& arrays, const RunArrays& seen, const Halo& halo,
-                       std::size_t devices, bool staged, std::size_t staging_slots,
-                       const char* operation);
+    // The run of `arrays` (checked, as this device sees them) on this device alone. Throws where
+    // fixed chunking does not fit the arrays.
+    RunPlan plan(const RunArrays& arrays, const Halo& halo, const char* operation);
+    // The chunks of a run dealt to `devices` devices; `staged`: some device stages some array.
+    // Its timed chunks and queues are each device's own (dealt_queues, dealt_timed_chunks). The
+    // calls about a dealt run name the layout by `arrays` as the Pipeline was given them, for
+    // every device alike.
+    RunPlan plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
+                       bool staged, const char* operation);
     // The queues this device takes for its share of a run dealt to several devices: those its
     // own runs of the layout chose, as a Pipeline of this device alone would run.
     QueueUse dealt_queues(const RunArrays& arrays);
@@ -108,8 +104,6 @@ private:
     bool adapts_mode() const;
     QueueUse queue_use(const LayoutModel& model) const;
     static PlanRequest request_of(const RunArrays& arrays, const Halo& halo);
-    static ScheduleShape shape_of(const QueueUse& use, const RunArrays& arrays,
-                                  std::size_t staging_slots);
 
     PipelineOptions options_;
     PipelineMode mode_;

@@ -53,32 +53,6 @@ const StageSamples::Medians& StageSamples::class_medians() const {
     return medians_;
 }
 
-std::string StageSamples::unusable(const StageModel& model, const StageModels* chunk) const {
-    const std::vector<double>& xs = class_medians().xs;
-    const std::vector<double>& ys = class_medians().ys;
-    if (xs.size() < 2)
-        return xs.empty() ? "no samples" : "one chunk size timed";
-    const auto [low, high] = std::minmax_element(xs.begin(), xs.end());
-    if (*high < min_size_spread * *low) return "timed chunk sizes too close together";
-    if (xs.size() < 3) return "";
-    double squares = 0.0, total = 0.0;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-        const double off = ys[i] - model.at(xs[i]);
-        squares += off * off;
-        total += chunk != nullptr ? std::max(ys[i], chunk->busiest_at(xs[i])) : ys[i];
-    }
-    const double mean = total / static_cast<double>(xs.size());
-    const double rms = std::sqrt(squares / static_cast<double>(xs.size()));
-    if (!(mean > 0.0) || rms > max_fit_error * mean) {
-        char text[112];
-        std::snprintf(text, sizeof text, "noisy (off the fitted line by %.0f%% of %s)",
-                      mean > 0.0 ? 100.0 * rms / mean : 100.0,
-                      chunk != nullptr ? "the chunk's busiest stage" : "its own times");
-        return text;
-    }
-    return "";
-}
-
 StageModel StageSamples::fit(bool floor) const {
     // One point per size class, so that a size timed often does not outweigh the others.
     const Medians& medians = class_medians();
@@ -111,34 +85,11 @@ StageModel StageSamples::fit(bool floor) const {
     return model;
 }
 
-std::string LayoutModel::why_not() const {
-    const StageModels fitted = fit();
-    for (std::size_t s = 0; s < stage_count; ++s) {
-        // A stage is judged against the chunk's busiest stage: the compute of a copy-bound
-        // stream on NVIDIA's OpenCL (30-50 us, jittering by more than itself) stopped every plan
-        // of a 2 GiB triad whose uploads took 1.1 ms a chunk.
-        std::string reason = samples[s].unusable(fitted.stage[s], &fitted);
-        // The host's own time per chunk jitters by more than the device's (the OS, other
-        // threads) and only bounds how small chunks may get: its medians suffice.
-        if (s == host_stage && reason.rfind("noisy", 0) == 0) reason.clear();
-        if (!reason.empty()) return std::string(stage_name(s)) + ": " + reason;
-    }
-    // A copy that does not grow with the chunk is noise, not a model: the spans were not those
-    // of engines taking chunks in order (a CPU device), or too few were timed.
-    for (std::size_t s : {upload_stage, download_stage})
-        if (!(fitted.stage[s].per_element_ms > 0.0))
-            return std::string(stage_name(s)) + ": the timed copies do not grow with the chunk";
-    return "";
-}
-
 StageModels LayoutModel::fit() const {
     StageModels models;
     // The host's work per chunk is the least time it took of the latest samples of its size:
-    // the rest is the thread held up by one-off costs. On NVIDIA's OpenCL a stencil's chunks
-    // took 10-50 us each once running, but the first chunk of each lane 100-750 us (the queue's
-    // first submission; in the first runs the first use of new device buffers, up to 6 ms), and
-    // few-chunk runs are mostly first chunks: the medians read 230-390 us a chunk (CUDA: 15-18),
-    // and automatic chunking planned 6-13 chunks where 16 or more ran faster (H200).
+    // the rest is the thread held up by one-off costs (on NVIDIA's OpenCL the first chunk of each
+    // lane takes 100-750 us against 10-50 us for the others).
     for (std::size_t s = 0; s < stage_count; ++s) models.stage[s] = samples[s].fit(s == host_stage);
     return models;
 }

@@ -9,11 +9,8 @@ namespace {
 // on their engine; the next ones' start where the timed chunk before them ended.
 constexpr std::size_t window_chunks = 3;
 constexpr std::size_t records_per_chunk = 4;
-// A learning run's window at the end: the last chunks of a shaped plan, halving, so that its
-// three known-start chunks are of three sizes.
+// A first run's window at the end: the last chunks, where a plan's odd end is.
 constexpr std::size_t end_window_chunks = 4;
-static_assert(learning_records == (window_chunks + end_window_chunks) * records_per_chunk,
-              "learning_records counts the two windows of a learning run");
 
 void mark_window(std::vector<bool>& timed, std::size_t first,
                  std::size_t length = window_chunks) {
@@ -23,14 +20,9 @@ void mark_window(std::vector<bool>& timed, std::size_t first,
 
 }  // namespace
 
-bool learning_affordable(std::size_t bytes, double record_ms) {
-    const double fastest_ms = static_cast<double>(bytes) / (fastest_bus_gbps * 1e6);
-    return static_cast<double>(learning_records) * record_ms <= learning_share * fastest_ms;
-}
-
-std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool learning,
-                                      std::size_t run_number, double record_ms,
-                                      double& credit_ms, double surcharge_ms) {
+std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
+                                      bool first_of_layout, std::size_t run_number,
+                                      double record_ms, double& credit_ms, double surcharge_ms) {
     std::vector<bool> timed(chunks, timing == PipelineTiming::every_chunk);
     if (timing == PipelineTiming::every_chunk || chunks == 0) return timed;
     // Windows in the middle and at the end, not at the start: there the queues are idle, each
@@ -38,8 +30,7 @@ std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
     // as the stage's time.
     const std::size_t middle = chunks / 2 > 1 ? chunks / 2 - 1 : 0;
     const std::size_t last = chunks > window_chunks ? chunks - window_chunks : 0;
-    if (learning) {
-        // The model needs sizes that differ: the middle's and the shrinking end's.
+    if (first_of_layout) {
         mark_window(timed, middle);
         mark_window(timed, chunks > end_window_chunks ? chunks - end_window_chunks : 0,
                     end_window_chunks);

@@ -54,7 +54,6 @@ void DeviceReportMerger::finish(std::size_t elements, std::string timing) {
     total_.fastest_alone_ms = best_rate_ > 0.0 ? count / best_rate_ : 0.0;
     total_.timed_chunks = timed_;
     total_.timing = std::move(timing);
-    total_.predicted_ms = 0.0;
 }
 
 std::string device_rows_text(const PipelineReport& report) {

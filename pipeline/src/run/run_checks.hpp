@@ -31,7 +31,7 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
                      const char* operation);
 
 // A key naming a layout of arrays (element sizes, pinned or staged) and its halo: runs of one
-// layout share a stage model.
+// layout share what the planner learns from them.
 std::string layout_key(const RunArrays& arrays);
 
 }  // namespace dualrt::detail

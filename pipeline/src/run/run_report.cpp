@@ -63,8 +63,6 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
     report.staged_input = facts.staged_input;
     report.staged_output = facts.staged_output;
     report.chunking = facts.chunking;
-    report.learning = facts.learning;
-    report.predicted_ms = facts.predicted_ms;
     report.chunks = extents.size();
     report.chunk_sizes = sizes_of(extents);
     if (!report.chunk_sizes.empty())
@@ -115,21 +113,18 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
 namespace dualrt {
 
 std::string PipelineReport::summary() const {
-    char predicted[64] = "";
-    if (predicted_ms > 0.0)
-        std::snprintf(predicted, sizeof predicted, ", model predicted %.3f ms", predicted_ms);
     char text[640];
     std::snprintf(text, sizeof text,
                   "%s on %zu queues, %zu chunks of up to %zu elements, depth %zu (%s on the "
                   "device), %zu input and %zu output arrays%s%s\n"
                   "stages: upload %.3f ms, compute %.3f ms, download %.3f ms\n"
                   "serial %.3f ms, measured %.3f ms: %.2fx speedup, %.0f%% of the bound "
-                  "(busiest queue %.3f ms)%s\n",
+                  "(busiest queue %.3f ms)\n",
                   to_string(mode), queues, chunks, chunk_elements, depth,
                   detail::format_bytes(device_bytes).c_str(), input_arrays, output_arrays,
                   staged_input ? ", input staged" : "", staged_output ? ", output staged" : "",
                   upload_ms, compute_ms, download_ms, serial_ms, measured_ms, speedup(),
-                  100.0 * efficiency(), bound_ms, predicted);
+                  100.0 * efficiency(), bound_ms);
     return std::string(text) + "chunking: " + chunking + "\ntiming: " + timing + "\n" +
            detail::device_rows_text(*this);
 }

@@ -1,4 +1,5 @@
-// Turning a pipeline run's timed events and stage model into its report. Internal.
+// Turning a pipeline run's timed events, and the stage model its untimed chunks are estimated
+// from, into its report. Internal.
 #pragma once
 
 #include <dualrt/pipeline_report.hpp>
@@ -19,8 +20,6 @@ struct RunFacts {
     std::size_t queues = 0, depth = 0, device_bytes = 0, input_arrays = 0, output_arrays = 0;
     bool staged_input = false, staged_output = false;
     std::string chunking;
-    bool learning = false;  // the plan was a learning one (PlanDecision::learning)
-    double predicted_ms = 0.0;
 };
 
 // The report of a run over `extents`. Stage times are the exactly timed durations where there

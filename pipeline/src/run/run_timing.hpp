@@ -26,7 +26,7 @@ namespace dualrt::detail {
 enum TimedPoint : std::size_t { before_upload = 0, after_upload = 1, after_compute = 2,
                                 after_download = 3 };
 
-// One timed stage of one chunk, for the stage model and the report. Its span starts where its
+// One timed stage of one chunk, for the report and the planner. Its span starts where its
 // queue let it begin or where the work before it on its engine ended, whichever is later.
 struct StageDuration {
     std::size_t chunk = 0;
@@ -62,7 +62,7 @@ public:
     // ends it (after_upload, after_compute or after_download): begin_stage before its first
     // command, end_stage after its last, with no other stage begun in between. They record the
     // chunk's points when it is timed (and the run's start, chunk 0's before_upload).
-    // Timed points are for the report and the stage model only, never for ordering work: on
+    // Timed points are for the report and the planner only, never for ordering work: on
     // NVIDIA's OpenCL a timed marker ends only once every earlier command of the context has.
     void begin_stage(std::size_t chunk, TimedPoint end, Queue& queue);
     void end_stage(std::size_t chunk, TimedPoint end, Queue& queue);
@@ -76,7 +76,7 @@ public:
     // The median host cost of one timed event this run (of one timed span, its commands'
     // enqueues included, where the queue times commands), for the estimate of later runs (0 when
     // none was recorded). The median, not the mean: one record caught by a preemption of the
-    // thread would otherwise make learning look unaffordable for several runs.
+    // thread would otherwise make timing look dear for several runs.
     double typical_record_ms() const;
 
     // After every recorded point has completed: spans of the timed chunks, the run's measured
