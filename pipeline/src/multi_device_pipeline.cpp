@@ -87,7 +87,8 @@ void check_device_list(const std::vector<Device>& devices, const char* operation
     }
 }
 
-MultiDevicePipeline::MultiDevicePipeline(std::vector<Device> devices, std::unique_ptr<OneDevicePipeline> first)
+MultiDevicePipeline::MultiDevicePipeline(std::vector<Device> devices,
+                                         std::unique_ptr<OneDevicePipeline> first)
     : devices_(std::move(devices)),
       options_(first->options),
       mode_(first->mode),
@@ -153,7 +154,7 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
     // (`planner`) would make, with chunks small enough to share out.
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_)
-        seen.push_back(as_seen_by(arrays, *detail::backend_of(driver.one->device)));
+        seen.push_back(as_seen_by(arrays, *backend_of(driver.one->device)));
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
     const bool staged = std::any_of(seen.begin(), seen.end(),
                                     [](const RunArrays& view) { return any_staged(view); });
@@ -249,7 +250,7 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
         if (const std::string how = planner_d.describe(uses[d], arrays); !how.empty())
             fewer_lanes += ", " + driver.track + " " + how;
         const ResolvedTiming resolved = timings[d]->resolve(mine);
-        RunRecord record{mine, resolved, schedulers[d]->host_ms()};
+        RunRecord record{mine, resolved};
         record.whole_run = false;
         planner_d.learn(arrays, record);
         RunFacts own_facts = facts;

@@ -72,7 +72,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
                                       ResolvedTiming* timing_out) {
     const char* op = "Pipeline::run";
     // A HostBuffer of another OpenCL device is registered with this one, or staged.
-    const RunArrays arrays = as_seen_by(checked, *detail::backend_of(device));
+    const RunArrays arrays = as_seen_by(checked, *backend_of(device));
 
     RunFacts facts;
     facts.mode = mode;
@@ -98,7 +98,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     timing.ended();
 
     const ResolvedTiming resolved = timing.resolve(extents);
-    RunRecord record{extents, resolved, scheduler.host_ms()};
+    RunRecord record{extents, resolved};
     record.typical_record_ms = timing.records() > 0 ? timing.typical_record_ms() : 0.0;
     record.run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                               started)

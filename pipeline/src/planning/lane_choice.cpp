@@ -23,7 +23,7 @@ LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence) {
     };
     std::map<std::size_t, Stages> chunks;
     for (const StageDuration& duration : timing.durations) {
-        if (!duration.known_start || !duration.in_order || duration.stage == host_stage) continue;
+        if (!duration.known_start || !duration.in_order) continue;
         Stages& stages = chunks[duration.chunk];
         stages.ms[duration.stage] += duration.ms;
         ++stages.timed;

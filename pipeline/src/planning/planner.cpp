@@ -50,7 +50,8 @@ bool Planner::adapts_mode() const {
     // Lanes asked for stay lanes. On OpenCL each of the three queues' waits per chunk is a
     // marker (about 8 us of host time on NVIDIA's driver), and three queues gained nothing
     // there: `overlap` auto 0.964 of native against 0.966 on lanes, and `stencil` 17.6-18.1 ms
-    // against 16.0-16.2 on lanes (H200). CUDA gained: 0.994 against 0.960, and 14.2-16.1 ms against 15.0-16.4.
+    // against 16.0-16.2 on lanes (H200). CUDA gained: 0.994 against 0.960, and 14.2-16.1 ms
+    // against 15.0-16.4.
     return adapts_lanes() && options_.mode == PipelineMode::automatic &&
            backend_ == Backend::cuda;
 }
@@ -117,9 +118,6 @@ void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
         if (duration.known_start && duration.in_order)
             model.samples[duration.stage].add(
                 static_cast<double>(record.extents[duration.chunk].count), duration.ms);
-    for (std::size_t i = 0; i < record.extents.size(); ++i)
-        model.samples[host_stage].add(static_cast<double>(record.extents[i].count),
-                                      record.host_ms[i]);
     if (record.extents.empty()) return;
     if (record.whole_run && record.typical_record_ms > 0.0)
         record_ms_ = (1.0 - record_ms_weight) * record_ms_ +
@@ -146,7 +144,7 @@ std::size_t Planner::device_samples(const RunArrays& arrays) {
     const LayoutModel& model = model_of(arrays);
     std::size_t samples = 0;
     for (const auto& stage : model.samples) samples += stage.size();
-    return samples - model.samples[host_stage].size();
+    return samples;
 }
 
 std::string Planner::describe(const QueueUse& use, const RunArrays& arrays) {

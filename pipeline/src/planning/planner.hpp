@@ -58,7 +58,6 @@ struct RunPlan {
 struct RunRecord {
     const std::vector<ChunkExtent>& extents;  // the chunks this device ran, in its order
     const ResolvedTiming& resolved;
-    const std::vector<double>& host_ms;  // the host's own time per chunk
     // Of a run of this device alone (not a share of a run dealt to several devices): the host
     // cost of one timed event (0: none recorded) and the run's host time.
     bool whole_run = true;
@@ -86,7 +85,7 @@ public:
     // own runs of the layout chose, as a Pipeline of this device alone would run.
     QueueUse dealt_queues(const RunArrays& arrays);
 
-    // What a run teaches the layout's model: its timed stages, its host times, its lanes.
+    // What a run teaches the layout's model: its timed stages and its lanes.
     void learn(const RunArrays& arrays, const RunRecord& record);
 
     // For the report: the layout's stage model as fitted now, and how many device-stage

@@ -1,10 +1,7 @@
-// What a Pipeline learns about a layout of arrays from its runs: a model of each stage of a chunk
-// (the host's share, the upload, the compute, the download: a fixed time plus a time per element,
-// fitted to the chunks it has timed, run after run), from which a report estimates the stages of
-// the chunks it did not time, and the evidence its lane choice is made from. Internal.
+// What a Pipeline learns about a layout of arrays from its runs: the timed stages a report
+// estimates the untimed ones from, and the evidence its lane choice is made from. Internal.
 #pragma once
 
-#include "run/median.hpp"
 #include "run/stages.hpp"
 
 #include <cstddef>
@@ -15,35 +12,20 @@
 
 namespace dualrt::detail {
 
-// The samples of one stage: (chunk elements, ms). Kept per size class (a power of two of the
-// element count), the latest few of each, so that a fit always sees every size the pipeline has
-// timed and not just the latest run's, and old runs fade.
+// The latest timed durations of one stage, as times per element: a report estimates the stage of
+// an untimed chunk as its elements at their median. The chunks of a run are of one size (but for
+// the arrays' odd end and the halvings that end a run over several devices), so a time per
+// element also carries the chunk's fixed cost at that size; the median, so that one stalled
+// measurement does not move the estimate; the latest few, so that old runs fade.
 class StageSamples {
 public:
-    void add(double elements, double ms);
-    std::size_t size() const;          // samples held
-    std::size_t size_classes() const;  // distinct size classes among them
-    // The least-squares line through each size class's median (with `floor`, its least time),
-    // with fixed and per-element costs kept non-negative. With a single size class, all of the
-    // time is per element.
-    StageModel fit(bool floor = false) const;
+    void add(double elements, double ms);  // ignores nonsense (no elements, negative time)
+    std::size_t size() const { return per_element_ms_.size(); }
+    StageModel fit() const;  // no fixed cost; 0 per element without samples
 
 private:
-    struct Sample {
-        double elements;
-        double ms;
-    };
-    // One point per size class: its median element count, median time and least time.
-    struct Medians {
-        std::vector<double> xs, ys, lows;
-    };
-    // Worked out again only after an add(): a run fits its model more than once (its report,
-    // and over several devices each device's).
-    const Medians& class_medians() const;
-    static constexpr std::size_t per_class = 8;
-    std::map<int, std::deque<Sample>> by_class_;
-    mutable Medians medians_;
-    mutable bool medians_current_ = false;
+    static constexpr std::size_t kept = 32;
+    std::deque<double> per_element_ms_;
 };
 
 // The stage times of whole chunks (all three device stages timed in order) that a layout's

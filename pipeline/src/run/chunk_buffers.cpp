@@ -84,7 +84,7 @@ void StagingRings::ensure(const Device& device, std::size_t slots,
         const std::size_t pinned = ring_buffer_bytes(bytes[array]);
         try {
             for (std::size_t i = 0; i < slots; ++i) {
-                auto buffer = detail::backend_of(device)->create_host_buffer(pinned);
+                auto buffer = backend_of(device)->create_host_buffer(pinned);
                 if (!buffer) throw std::runtime_error("the backend returned no pinned buffer");
                 auto* data = static_cast<unsigned char*>(buffer->data());
                 ring.push_back(HostSlot{std::move(buffer), data});

@@ -37,11 +37,11 @@ std::vector<std::size_t> fixed_sizes(std::size_t count, std::size_t per_chunk);
 // takes what is left over). Fewer chunks when there are not enough granules.
 std::vector<std::size_t> equal_sizes(std::size_t count, std::size_t chunks, std::size_t granule);
 
-// A shaped plan (a run dealt to several devices ends in halvings): `head` chunks growing by doubling up to `body` (the first is body / 2^head),
-// then chunks of at most `body`, as equal as they can be, then `tail` chunks shrinking by
-// halving (the last is body / 2^tail). No chunk is smaller than `smallest`; sizes are multiples
-// of `granule` except where the arrays end. Empty when `count` is too short for the head and
-// tail.
+// A shaped plan (a run dealt to several devices ends in halvings): `head` chunks growing by
+// doubling up to `body` (the first is body / 2^head), then chunks of at most `body`, as equal as
+// they can be, then `tail` chunks shrinking by halving (the last is body / 2^tail). No chunk is
+// smaller than `smallest`; sizes are multiples of `granule` except where the arrays end. Empty
+// when `count` is too short for the head and tail.
 std::vector<std::size_t> shaped_sizes(std::size_t count, std::size_t body, std::size_t head,
                                       std::size_t tail, std::size_t granule, std::size_t smallest);
 

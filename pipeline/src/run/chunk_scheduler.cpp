@@ -4,16 +4,9 @@
 #include "support/parallel_copy.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 namespace dualrt::detail {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point begun) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - begun).count();
-}
 
 // A lane that nothing waits on is submitted once this many bytes have moved on it since it was
 // last submitted (and at its first chunk): often enough that an OpenCL queue never holds much
@@ -45,13 +38,7 @@ ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
     : queues_(queues), slots_(slots), input_staging_(input_staging),
       output_staging_(output_staging), staging_slots_(staging_slots), arrays_(arrays),
       timing_(timing), compute_(compute),
-      copier_(ParallelCopier::of(detail::backend_of(queues.queues.front().device()).get())) {}
-
-void ChunkScheduler::wait_host(const Event& event) {
-    const auto begun = Clock::now();
-    event.wait();
-    excluded_ms_ += ms_since(begun);
-}
+      copier_(ParallelCopier::of(backend_of(queues.queues.front().device()).get())) {}
 
 void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
     extents_ = &extents;
@@ -59,28 +46,17 @@ void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
     // Chunk i looks back at chunk i - depth (its slot) and i - staging_slots (its pinned
     // buffers), and the next chunk's upload comes before its own download.
     in_flight_.assign(std::max(slots_.size(), staging_slots_) + 2, InFlight{});
-    host_ms_.assign(n, 0.0);
     unnudged_bytes_.assign(queues_.queues.size(), 0);
     unretired_.clear();
-    excluded_ms_ = 0.0;
-    // The host's own time spent on chunk i by `step`: elapsed, less blocking and recording.
-    const auto on_host = [&](std::size_t i, auto&& step) {
-        const double excluded = excluded_ms_ + timing_.record_host_ms();
-        const auto begun = Clock::now();
-        step();
-        host_ms_[i] += ms_since(begun) - (excluded_ms_ + timing_.record_host_ms() - excluded);
-    };
     try {
         // Each chunk's upload is enqueued one step ahead of the previous chunk's compute and
         // download: with one copy queue (two queues) this lets upload i+1 run beside compute i
         // instead of queueing behind download i, which waits for compute i.
-        if (n > 0) on_host(0, [&] { upload(0); });
+        if (n > 0) upload(0);
         for (std::size_t i = 0; i < n; ++i) {
-            if (i + 1 < n) on_host(i + 1, [&] { upload(i + 1); });
-            on_host(i, [&] {
-                compute(i);
-                download(i);
-            });
+            if (i + 1 < n) upload(i + 1);
+            compute(i);
+            download(i);
             // The run's end on every queue that downloads, right after its last download: a
             // point recorded later, on a queue already idle, would read later than the work.
             const bool lanes = queues_.mode == PipelineMode::lanes;
@@ -102,18 +78,10 @@ void ChunkScheduler::run(ChunkSource& source, std::vector<ChunkExtent>& extents)
     extents_ = &extents;
     claimed_ = &extents;
     in_flight_.assign(std::max(slots_.size(), staging_slots_) + 2, InFlight{});
-    host_ms_.clear();
     unnudged_bytes_.assign(queues_.queues.size(), 0);
     unretired_.clear();
-    excluded_ms_ = 0.0;
     keep_downloads_ = true;
     finished_ = 0;
-    const auto on_host = [&](std::size_t i, auto&& step) {
-        const double excluded = excluded_ms_ + timing_.record_host_ms();
-        const auto begun = Clock::now();
-        step();
-        host_ms_[i] += ms_since(begun) - (excluded_ms_ + timing_.record_host_ms() - excluded);
-    };
     const bool lanes = queues_.mode == PipelineMode::lanes;
     // The end of the run on the lanes of the chunks before chunk `last`, the last one: their
     // last work is enqueued already, and likely still running.
@@ -125,20 +93,18 @@ void ChunkScheduler::run(ChunkSource& source, std::vector<ChunkExtent>& extents)
     };
     try {
         if (claim(source, 0, 0) == Claimed::taken) {
-            on_host(0, [&] { upload(0); });
+            upload(0);
             for (std::size_t i = 0;; ++i) {
                 // As in run(extents), the next chunk's upload goes ahead of this one's compute,
                 // if the source gives it without waiting for chunk i, which is not enqueued yet.
                 Claimed next = claim(source, i + 1, i);
-                if (next == Claimed::taken) on_host(i + 1, [&] { upload(i + 1); });
+                if (next == Claimed::taken) upload(i + 1);
                 if (next == Claimed::none) mark_lane_ends(i);
-                on_host(i, [&] {
-                    compute(i);
-                    download(i);
-                });
+                compute(i);
+                download(i);
                 if (next == Claimed::later) {
                     next = claim(source, i + 1, i + 1);
-                    if (next == Claimed::taken) on_host(i + 1, [&] { upload(i + 1); });
+                    if (next == Claimed::taken) upload(i + 1);
                     if (next != Claimed::taken) mark_lane_ends(i);
                 }
                 if (next != Claimed::taken) timing_.mark_end(queues_.download(i));
@@ -166,7 +132,6 @@ ChunkScheduler::Claimed ChunkScheduler::claim(ChunkSource& source, std::size_t i
         switch (source.next(i - finished_, chunk)) {
         case ChunkSource::Answer::take:
             claimed_->push_back(chunk);
-            host_ms_.push_back(0.0);
             return Claimed::taken;
         case ChunkSource::Answer::stop: return Claimed::none;
         case ChunkSource::Answer::wait:
@@ -179,7 +144,7 @@ ChunkScheduler::Claimed ChunkScheduler::claim(ChunkSource& source, std::size_t i
 }
 
 void ChunkScheduler::finish_oldest(ChunkSource& source) {
-    wait_host(in_flight(finished_).downloaded);
+    in_flight(finished_).downloaded.wait();
     source.finished((*claimed_)[finished_].count);
     ++finished_;
 }
@@ -192,7 +157,7 @@ void ChunkScheduler::upload(std::size_t i) {
     Queue& queue = queues_.upload(i);
     // The slot's previous chunk must be downloaded before its buffers are overwritten; where
     // that download is on this queue (a lane, one copy queue) it is ahead already.
-    if (i >= depth && detail::backend_of(queues_.download(i - depth)) != detail::backend_of(queue))
+    if (i >= depth && backend_of(queues_.download(i - depth)) != backend_of(queue))
         queue.wait(in_flight(i - depth).downloaded);
 
     // Pageable inputs go into pinned buffers first, so the DMAs can follow one another.
@@ -206,7 +171,7 @@ void ChunkScheduler::upload(std::size_t i) {
         const auto& ring = input_staging_.ring(k);
         if (!ring.empty()) {
             // The pinned buffer's previous DMA has to have read it before the host refills it.
-            if (!staged && i >= staging_slots_) wait_host(in_flight(i - staging_slots_).uploaded);
+            if (!staged && i >= staging_slots_) in_flight(i - staging_slots_).uploaded.wait();
             unsigned char* pinned = ring[i % staging_slots_].data;
             copier_.copy(pinned, source, range.count * side.elem_size);
             source = pinned;
@@ -222,14 +187,15 @@ void ChunkScheduler::upload(std::size_t i) {
     // timed chunk: its after_upload point would do on CUDA, but on NVIDIA's OpenCL a timed point
     // ends only once every earlier command of the context has (guide.md), so a wait on it would
     // hold the compute, or the host's next refill, behind other chunks' computes and downloads.
-    const bool waited_for = staged || detail::backend_of(queues_.compute(i)) != detail::backend_of(queue);
+    const bool waited_for = staged || backend_of(queues_.compute(i)) != backend_of(queue);
     backend::EventPtr last;
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
         last.reset();
-        last = detail::backend_of(queue)->copy_to_device(*detail::backend_of(buffer), buffer.offset_bytes(), sources[k],
-                                            range.count * arrays_.inputs[k].elem_size,
-                                            Sync::async);
+        last = backend_of(queue)->copy_to_device(*backend_of(buffer), buffer.offset_bytes(),
+                                                 sources[k],
+                                                 range.count * arrays_.inputs[k].elem_size,
+                                                 Sync::async);
     }
     if (!waited_for) last.reset();
     in_flight(i).uploaded = waited_for ? Event(std::move(last)) : Event();
@@ -241,16 +207,16 @@ void ChunkScheduler::compute(std::size_t i) {
     const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
     const DeviceSlot& slot = slots_[i % slots_.size()];
     Queue& queue = queues_.compute(i);
-    if (detail::backend_of(queues_.upload(i)) != detail::backend_of(queue)) queue.wait(in_flight(i).uploaded);
+    if (backend_of(queues_.upload(i)) != backend_of(queue)) queue.wait(in_flight(i).uploaded);
     std::vector<BufferView>& inputs = input_views_;
     std::vector<BufferView>& outputs = output_views_;
     inputs.clear();
     outputs.clear();
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k)
-        inputs.emplace_back(detail::backend_of(slot.inputs[k]), slot.inputs[k].offset_bytes(),
+        inputs.emplace_back(backend_of(slot.inputs[k]), slot.inputs[k].offset_bytes(),
                             range.count * arrays_.inputs[k].elem_size);
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
-        outputs.emplace_back(detail::backend_of(slot.outputs[k]), slot.outputs[k].offset_bytes(),
+        outputs.emplace_back(backend_of(slot.outputs[k]), slot.outputs[k].offset_bytes(),
                              chunk.count * arrays_.outputs[k].elem_size);
     ChunkViews views;
     views.queue = &queue;
@@ -269,8 +235,9 @@ void ChunkScheduler::compute(std::size_t i) {
     // A mark is the last enqueue's own event where the backend can: no timestamp, no new event
     // per chunk (a timed record() cost 2 us on CUDA and a flush on OpenCL, per chunk, in
     // three-queue mode).
-    in_flight(i).computed =
-        detail::backend_of(queues_.download(i)) != detail::backend_of(queue) ? Event(detail::backend_of(queue)->mark()) : Event();
+    in_flight(i).computed = backend_of(queues_.download(i)) != backend_of(queue)
+                                ? Event(backend_of(queue)->mark())
+                                : Event();
     timing_.end_stage(i, after_compute, queue);
 }
 
@@ -278,14 +245,14 @@ void ChunkScheduler::download(std::size_t i) {
     const ChunkExtent& chunk = (*extents_)[i];
     const DeviceSlot& slot = slots_[i % slots_.size()];
     Queue& queue = queues_.download(i);
-    if (detail::backend_of(queues_.compute(i)) != detail::backend_of(queue)) queue.wait(in_flight(i).computed);
+    if (backend_of(queues_.compute(i)) != backend_of(queue)) queue.wait(in_flight(i).computed);
 
     // As in upload(): the downloads' end is kept only where something waits for it (the
     // copy-out of staged outputs, the upload that reuses this slot from another queue, or a
     // source of chunks), as the last copy's own event, timed chunk or not, and no copy's event is
     // held past the next copy of the queue.
     const std::size_t depth = slots_.size();
-    const bool reuse_waits = detail::backend_of(queues_.upload(i + depth)) != detail::backend_of(queue);
+    const bool reuse_waits = backend_of(queues_.upload(i + depth)) != backend_of(queue);
     bool staged = false;
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
         staged = staged || !output_staging_.ring(k).empty();
@@ -307,8 +274,8 @@ void ChunkScheduler::download(std::size_t i) {
         }
         const BufferView& buffer = slot.outputs[k];
         last.reset();
-        last = detail::backend_of(queue)->copy_to_host(destination, *detail::backend_of(buffer), buffer.offset_bytes(),
-                                          bytes, Sync::async);
+        last = backend_of(queue)->copy_to_host(destination, *backend_of(buffer),
+                                               buffer.offset_bytes(), bytes, Sync::async);
         bytes_moved += bytes;
     }
     for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
@@ -321,7 +288,7 @@ void ChunkScheduler::download(std::size_t i) {
         const bool first_on_lane = i < queues_.queues.size();
         if (first_on_lane || unnudged_bytes_[lane] >= nudge_bytes) {
             // Submitting never blocks, and needs no event (a poll would make a marker for one).
-            detail::backend_of(queue)->submit();
+            backend_of(queue)->submit();
             unnudged_bytes_[lane] = 0;
         }
     }
@@ -330,9 +297,7 @@ void ChunkScheduler::download(std::size_t i) {
 }
 
 void ChunkScheduler::retire(std::size_t i) {
-    const auto begun = Clock::now();
-    const double excluded = excluded_ms_;
-    wait_host(in_flight(i).downloaded);
+    in_flight(i).downloaded.wait();
     const ChunkExtent& chunk = (*extents_)[i];
     for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
         const auto& ring = output_staging_.ring(k);
@@ -342,11 +307,6 @@ void ChunkScheduler::retire(std::size_t i) {
             static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size,
             ring[i % staging_slots_].data, chunk.count * side.elem_size);
     }
-    // The copy-out is chunk i's host work, wherever in the loop it happens; it is excluded from
-    // the chunk that happens to be running.
-    const double own = ms_since(begun) - (excluded_ms_ - excluded);
-    host_ms_[i] += own;
-    excluded_ms_ += own;
 }
 
 void ChunkScheduler::retire_through(std::size_t through) {

@@ -98,9 +98,6 @@ public:
     // one chunk per device slot is unfinished at a time: the host waits for the oldest first.
     void run(ChunkSource& source, std::vector<ChunkExtent>& extents);
 
-    // The host's own time per chunk (enqueues, the compute function, staging memcpys; not the
-    // time blocked waiting nor recording timed events), in ms.
-    const std::vector<double>& host_ms() const { return host_ms_; }
 
 private:
     // The events of a chunk in flight that something may still wait for.
@@ -121,8 +118,6 @@ private:
     void retire_through(std::size_t through);
     void retire_completed();
     void retire(std::size_t i);
-    // Blocks on `event`; the time does not count as the host's own work.
-    void wait_host(const Event& event);
     // Pulling from a ChunkSource: chunk i (the next) taken, none, or to be asked for again
     // once chunk `enqueued` (whose download is not enqueued yet) can be waited for; the host
     // waits for room first, and for chunks before `enqueued` where the source says wait.
@@ -143,9 +138,7 @@ private:
     const std::vector<ChunkExtent>* extents_ = nullptr;
     std::vector<InFlight> in_flight_;
     std::deque<std::size_t> unretired_;     // chunks whose staged downloads are not copied out
-    std::vector<double> host_ms_;
     std::vector<std::size_t> unnudged_bytes_;  // per lane, moved since it was last submitted
-    double excluded_ms_ = 0.0;  // host time blocked or recording since the run began
     // Pulling from a ChunkSource: every download's event is kept, to know when chunks finish.
     bool keep_downloads_ = false;
     std::vector<ChunkExtent>* claimed_ = nullptr;

@@ -83,7 +83,7 @@ PipelineReport make_report(const RunFacts& facts, const std::vector<ChunkExtent>
         timed[d.chunk] = true;
         if (d.known_start) timed_ms[d.stage][d.chunk] = d.ms;
     }
-    double sums[stage_count] = {0, 0, 0, 0};
+    double sums[stage_count] = {};
     std::size_t estimated = 0;
     for (std::size_t stage = upload_stage; stage < stage_count; ++stage) {
         for (std::size_t i = 0; i < extents.size(); ++i) {

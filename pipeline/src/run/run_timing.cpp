@@ -52,7 +52,7 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
         return;
     }
     if (!start && !timed(chunk)) return;
-    if (!detail::backend_of(queue)->times_commands()) {
+    if (!backend_of(queue)->times_commands()) {
         // A timed event before the stage; the one after it comes in end_stage.
         if (end == after_upload) points_[chunk][before_upload] = timed_event([&] {
             return queue.record();
@@ -68,7 +68,7 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
 
 void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     if (host_clock_) return;
-    if (!detail::backend_of(queue)->times_commands()) {
+    if (!backend_of(queue)->times_commands()) {
         if (timed(chunk)) points_[chunk][end] = timed_event([&] { return queue.record(); });
         return;
     }
@@ -87,8 +87,8 @@ void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
 
 Event RunTiming::span_event(Queue& queue, backend::EventPtr (backend::QueueImpl::*call)()) {
     // Through the device's fault journal, as the Queue's own calls go.
-    return Event(
-        reporting_faults(*detail::backend_of(queue.device()), [&] { return (*detail::backend_of(queue).*call)(); }));
+    return Event(reporting_faults(*backend_of(queue.device()),
+                                  [&] { return (*backend_of(queue).*call)(); }));
 }
 
 template <typename Make>
@@ -98,7 +98,6 @@ Event RunTiming::timed_event(Make&& make, bool sample) {
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun)
             .count();
-    record_host_ms_ += ms;
     if (sample) record_ms_.push_back(ms);
     return event;
 }
@@ -146,10 +145,10 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
     std::unordered_map<const backend::EventImpl*, double> read;
     read.reserve(points_.size() * (after_download + 1) + ends_.size());
     const auto at = [&](const Event& e) {
-        const auto [entry, fresh] = read.try_emplace(detail::backend_of(e).get(), 0.0);
+        const auto [entry, fresh] = read.try_emplace(backend_of(e).get(), 0.0);
         if (fresh)
-            entry->second = reporting_faults(detail::backend_of(origin)->device(), [&] {
-                return detail::backend_of(e)->elapsed_ms_since(*detail::backend_of(origin));
+            entry->second = reporting_faults(backend_of(origin)->device(), [&] {
+                return backend_of(e)->elapsed_ms_since(*backend_of(origin));
             });
         return entry->second;
     };
@@ -184,7 +183,7 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
             last_end = std::max(last_end, span.end_ms);
             StageDuration duration;
             duration.chunk = item.chunk;
-            duration.stage = item.stage + upload_stage;
+            duration.stage = item.stage;
             duration.ms = span.end_ms - span.start_ms;
             duration.known_start = first || previous_timed;
             duration.in_order = (!previous_timed || previous_end <= end) && ready <= end;

@@ -70,8 +70,6 @@ public:
     void mark_end(Queue& queue);
     // The run's work has completed: its end, on the host clock (nothing without host_clock).
     void ended();
-    // Host time spent recording so far (the scheduler leaves it out of the host stage).
-    double record_host_ms() const { return record_host_ms_; }
     std::size_t records() const { return record_ms_.size(); }
     // The median host cost of one timed event this run (of one timed span, its commands'
     // enqueues included, where the queue times commands), for the estimate of later runs (0 when
@@ -91,7 +89,6 @@ private:
     bool host_started_ = false, host_ended_ = false;
     std::map<std::size_t, std::array<Event, 4>> points_;
     std::vector<Event> ends_;
-    double record_host_ms_ = 0.0;
     std::vector<double> record_ms_;  // each timed event's host cost
     bool span_open_ = false;         // between a begin_stage that began a span and its end
     std::chrono::steady_clock::time_point span_begun_;

@@ -3,20 +3,12 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 
 namespace dualrt::detail {
 
-// The stages of a chunk, in the order they happen. `host` is the calling thread's own work for
-// the chunk (enqueues, the compute function, staging memcpys), measured with the host clock.
-enum Stage : std::size_t {
-    host_stage = 0,
-    upload_stage = 1,
-    compute_stage = 2,
-    download_stage = 3
-};
-inline constexpr std::size_t stage_count = 4;
-const char* stage_name(std::size_t stage);
+// The device stages of a chunk, in the order they happen.
+enum Stage : std::size_t { upload_stage = 0, compute_stage = 1, download_stage = 2 };
+inline constexpr std::size_t stage_count = 3;
 
 // Time of one stage for a chunk of b elements: fixed_ms + per_element_ms * b.
 struct StageModel {
@@ -27,9 +19,6 @@ struct StageModel {
 
 struct StageModels {
     StageModel stage[stage_count];
-    std::string describe() const;  // "host 12.0 us + 0.001 ns/element, upload ..."
-    // The busiest device stage (upload, compute or download) for a chunk of b elements.
-    double busiest_at(double elements) const;
 };
 
 }  // namespace dualrt::detail
