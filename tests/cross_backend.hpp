@@ -85,7 +85,8 @@ void check_on_every_device(const std::string& what, const std::vector<T>& refere
     std::vector<T> first;
     std::string first_label;
     for (auto& target : targets()) {
-        // Text as std::string: doctest 2.4 prints a const char* in INFO and FAIL_CHECK as a pointer.
+        // Text as std::string: doctest 2.4 prints a const char* in INFO and FAIL_CHECK as a
+        // pointer.
         INFO("device: " << target.label);
         INFO("backend: " << std::string(dualrt::to_string(target.device.backend())));
         ++target.runs;

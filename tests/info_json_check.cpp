@@ -125,7 +125,8 @@ void check_document(Checker& c, const json& doc) {
     if (!c.object(doc, "the document",
                   {{"format_version", Kind::count}, {"dualrt_version", Kind::string},
                    {"backends", Kind::array}, {"devices", Kind::array},
-                   {"peer_access", Kind::array}, {"selection", Kind::object}, {"error", Kind::object_or_null}}))
+                   {"peer_access", Kind::array}, {"selection", Kind::object},
+                   {"error", Kind::object_or_null}}))
         return;
     if (at(doc, "format_version") != 1) c.problem("format_version is not 1");
 

@@ -105,7 +105,8 @@ TEST_CASE("interop: bad handles and counts are refused before the backend sees t
     const auto cuda_memory = dualrt::cuda_handle(memory.handle());
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "a handle of the cuda backend (a CUdeviceptr",
                        dualrt::wrap_buffer<float>(fake.device, cuda_memory, 4, Ownership::borrow));
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "which expects a cl_command_queue (from dualrt::opencl_handle)",
+    CHECK_DUALRT_ERROR(Errc::invalid_argument,
+                       "which expects a cl_command_queue (from dualrt::opencl_handle)",
                        dualrt::wrap_queue(fake.device, dualrt::cuda_handle(memory.handle()),
                                           Ownership::borrow));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "the cl_mem handle is null",

@@ -284,7 +284,8 @@ TEST_CASE("kernel signature: cuda_scalar_size of CUDA scalar and vector types") 
         {"int2", 8},      {"uint4", 16},        {"float3", 12},           {"float4", 16},
         {"long2", 16},    {"ulonglong3", 24},   {"double2", 16},          {"double4", 32},
         // Unknown: structs, typedefs it does not know, pointers, templates, no type.
-        {"Params", 0},    {"struct Params", 0}, {"float*", 0},            {"dualrt_local<float>", 0},
+        {"Params", 0},    {"struct Params", 0}, {"float*", 0},
+        {"dualrt_local<float>", 0},
         {"float5", 0},    {"long double", 0},   {"", 0},                  {"const", 0},
     };
     for (const auto& [type, size] : sizes) {

@@ -40,7 +40,8 @@ std::string send(const dualrt::Device& from, const dualrt::Device& to, const dua
     std::vector<float> back(target.size(), 0.0f);
     to.create_queue().copy(back, target, dualrt::Sync::blocking);
     for (std::size_t i = 0; i < dst_offset; ++i)
-        if (!std::isnan(back[i])) return "element " + std::to_string(i) + " before the view changed";
+        if (!std::isnan(back[i]))
+            return "element " + std::to_string(i) + " before the view changed";
     for (std::size_t i = dst_offset + n; i < back.size(); ++i)
         if (!std::isnan(back[i])) return "element " + std::to_string(i) + " after the view changed";
     return test::differences(back.data() + dst_offset, data.data(), n);

@@ -29,7 +29,8 @@ TEST_CASE("occupancy checks: bad values never reach the backend") {
                        fake.kernel.occupancy(129));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "Kernel::occupancy('saxpy')",
                        fake.kernel.occupancy(129));
-    CHECK_DUALRT_ERROR(Errc::invalid_argument, "local_bytes 49153", fake.kernel.occupancy(64, 49153));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "local_bytes 49153",
+                       fake.kernel.occupancy(64, 49153));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "49152 B", fake.kernel.occupancy(64, 49153));
     CHECK_DUALRT_ERROR(Errc::invalid_argument, "local_bytes 49153",
                        fake.kernel.suggest_group_size(49153));

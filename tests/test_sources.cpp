@@ -350,18 +350,21 @@ TEST_CASE("sources: empty text, no kernels, and unknown names are refused") {
     }
 }
 
-TEST_CASE("sources: KernelSource::from_files reads .cl and .cu files, and names an unreadable one") {
+TEST_CASE("sources: KernelSource::from_files reads .cl and .cu files, and names an "
+          "unreadable one") {
     // Both texts, written to files of this process's own, so either backend finds its kernel.
     const std::string folder = std::filesystem::temp_directory_path() /
                                ("dualrt_test_sources_" + std::to_string(::getpid()));
     std::filesystem::create_directories(folder);
     const std::string cl_path = folder + "/from_files.cl";
     const std::string cu_path = folder + "/from_files.cu";
-    std::ofstream(cl_path) << "__kernel void test_sources_from_files(uint n, __global uint* out) {\n"
+    std::ofstream(cl_path) << "__kernel void test_sources_from_files(uint n, "
+                              "__global uint* out) {\n"
                               "    const size_t i = get_global_id(0);\n"
                               "    if (i < n) out[i] = 3u * (uint)i + 7u;\n}\n";
     std::ofstream(cu_path) << "#include \"dualrt_kernel.cuh\"\n"
-                              "extern \"C\" __global__ void test_sources_from_files(uint n, uint* out) {\n"
+                              "extern \"C\" __global__ void test_sources_from_files(uint n, "
+                              "uint* out) {\n"
                               "    const size_t i = get_global_id(0);\n"
                               "    if (i < n) out[i] = 3u * (uint)i + 7u;\n}\n";
 

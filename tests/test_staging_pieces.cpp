@@ -57,7 +57,8 @@ TEST_CASE("staged copies: pieces cover the copy, ramp at both ends, and fit the 
     CHECK(lengths.back() <= 1 * MiB);
     CHECK(lengths[lengths.size() - 2] <= 2 * MiB);
     // Small copies keep the staging minimum: no piece under 512 KiB but a copy's only one.
-    for (const std::size_t length : pieces_of(4 * MiB, MiB)) CHECK(length >= min_staging_piece_bytes);
+    for (const std::size_t length : pieces_of(4 * MiB, MiB))
+        CHECK(length >= min_staging_piece_bytes);
 }
 
 TEST_CASE("staging: a Pipeline's pinned rings get room for plans that move by a few percent") {

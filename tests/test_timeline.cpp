@@ -145,7 +145,8 @@ TEST_CASE("timeline: thousands of spans export") {
     CHECK(events_with(document, "X").size() == t.spans.size());
 }
 
-TEST_CASE("timeline: write_chrome_json gives the exported text, or Errc::io_error naming the path") {
+TEST_CASE("timeline: write_chrome_json gives the exported text, or Errc::io_error "
+          "naming the path") {
     const Timeline t = sample_timeline();
     {
         TempPath file(".json");

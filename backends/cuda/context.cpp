@@ -54,7 +54,8 @@ ScopedContext::ScopedContext(CUcontext context) {
 
 ScopedContext::ScopedContext(CUcontext context, NoThrow) noexcept {
     CUcontext current = nullptr;
-    CU_CHECK_NOTHROW(cuCtxGetCurrent(&current), "reading the calling thread's current CUDA context");
+    CU_CHECK_NOTHROW(cuCtxGetCurrent(&current),
+                     "reading the calling thread's current CUDA context");
     if (current == context) return;
     if (current == nullptr && may_bind(context)) {
         CU_CHECK_NOTHROW(cuCtxSetCurrent(context),

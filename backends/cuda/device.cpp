@@ -45,7 +45,8 @@ std::string kernel_driver_version() {
     std::string word;
     while (words >> word) {
         const bool digits_and_dots = word.find_first_not_of("0123456789.") == std::string::npos;
-        if (digits_and_dots && word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0])) != 0)
+        if (digits_and_dots && word.find('.') != std::string::npos &&
+            std::isdigit(static_cast<unsigned char>(word[0])) != 0)
             return word;
     }
     return "";

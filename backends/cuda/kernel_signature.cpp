@@ -325,7 +325,9 @@ std::size_t find_size(const SizeEntry (&table)[N], const std::string& name) {
 // Integer types spelt with keywords, in any order ("unsigned long long int", "short"). CUDA
 // guarantees device code the host's sizes of long and long long.
 std::size_t integer_size(const Tokens& words) {
-    const auto count = [&](const char* word) { return std::count(words.begin(), words.end(), word); };
+    const auto count = [&](const char* word) {
+        return std::count(words.begin(), words.end(), word);
+    };
     if (count("char") > 0) return 1;
     if (count("short") > 0) return 2;
     if (count("long") >= 2) return sizeof(long long);

@@ -177,7 +177,8 @@ std::size_t KernelImpl::suggest_group_size(std::size_t local_bytes) const {
                   detail::format_bytes(state_->static_shared_bytes) +
                   " of static shared memory plus local_bytes " + std::to_string(local_bytes) +
                   " exceed the " +
-                  detail::format_bytes(static_cast<std::size_t>(device_->info().local_memory_bytes)) +
+                  detail::format_bytes(
+                      static_cast<std::size_t>(device_->info().local_memory_bytes)) +
                   " a block may use");
     }
     ScopedContext current(device_->context());

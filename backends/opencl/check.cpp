@@ -218,8 +218,8 @@ void raise_cl_error(const cl::Error& error, const char* call, std::string contex
 void log_cl_error(const cl::Error& error, const char* call, const std::string& context,
                   const char* file, int line) noexcept {
     try {
-        detail::log().error("OpenCL: {} returned {} ({}) in {} [{}] at {}:{}; ignored (cannot throw "
-                            "here)",
+        detail::log().error("OpenCL: {} returned {} ({}) in {} [{}] at {}:{}; ignored "
+                            "(cannot throw here)",
                             error.what(), error_name(error.err()), error.err(), call, context,
                             short_file(file), line);
     } catch (...) {

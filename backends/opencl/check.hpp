@@ -37,7 +37,8 @@ void log_cl_failure(const char* what, const char* call, const char* file, int li
 // Evaluates `expr` (a CLHPP call, which may yield a value: `auto b = CL_CHECK(cl::Buffer(...),
 // describe())`) and converts a cl::Error into dualrt::Error. `context` is a std::string
 // expression evaluated only when the call fails.
-#define CL_CHECK(expr, context) DUALRT_CL_CHECK_KIND(expr, context, ::dualrt::opencl::CallKind::other)
+#define CL_CHECK(expr, context) \
+    DUALRT_CL_CHECK_KIND(expr, context, ::dualrt::opencl::CallKind::other)
 
 // CL_CHECK for calls that allocate memory (buffer creation, mapping): memory-shortage codes become
 // Errc::out_of_memory.

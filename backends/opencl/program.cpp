@@ -316,7 +316,8 @@ std::shared_ptr<backend::KernelImpl> ProgramCache::kernel(const std::shared_ptr<
                                                           const std::string& name) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto cached = kernels_.find(name);
-    if (cached == kernels_.end()) cached = kernels_.emplace(name, build_kernel(*device, name)).first;
+    if (cached == kernels_.end())
+        cached = kernels_.emplace(name, build_kernel(*device, name)).first;
     return std::make_shared<KernelImpl>(device, cached->second);
 }
 

@@ -57,7 +57,9 @@ void CopyWorkload::prepare(const Device& device, Queue& queue) {
     queue.copy(src_, input_, Sync::blocking);
 }
 
-void CopyWorkload::poison(Queue& queue) { queue.fill(dst_, std::numeric_limits<float>::quiet_NaN()); }
+void CopyWorkload::poison(Queue& queue) {
+    queue.fill(dst_, std::numeric_limits<float>::quiet_NaN());
+}
 
 void CopyWorkload::launch(Queue& queue, const Kernel& kernel, std::size_t group_size) {
     queue.launch(kernel, elements(), group_size, u32(elements()), src_, dst_);
@@ -111,7 +113,9 @@ void FmaWorkload::prepare(const Device& device, Queue& queue) {
     queue.copy(src_, input, Sync::blocking);
 }
 
-void FmaWorkload::poison(Queue& queue) { queue.fill(dst_, std::numeric_limits<float>::quiet_NaN()); }
+void FmaWorkload::poison(Queue& queue) {
+    queue.fill(dst_, std::numeric_limits<float>::quiet_NaN());
+}
 
 void FmaWorkload::launch(Queue& queue, const Kernel& kernel, std::size_t group_size) {
     queue.launch(kernel, elements(), group_size, u32(elements()), iterations_, src_, dst_);

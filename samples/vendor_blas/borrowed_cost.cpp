@@ -25,7 +25,8 @@ std::pair<double, double> alternate(Queue& own, Queue& borrowed, int repetitions
         on_own.push_back(measure(own));
         on_borrowed.push_back(measure(borrowed));
     }
-    return {bench::detail::median(std::move(on_own)), bench::detail::median(std::move(on_borrowed))};
+    return {bench::detail::median(std::move(on_own)),
+            bench::detail::median(std::move(on_borrowed))};
 }
 
 }  // namespace

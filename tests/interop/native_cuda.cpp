@@ -100,7 +100,8 @@ public:
     }
 
     void destroy(Kind kind, NativeHandle context, NativeHandle handle) override {
-        if (kind == Kind::context) return check(cu_.cuCtxDestroy(as_context(handle)), "cuCtxDestroy");
+        if (kind == Kind::context)
+            return check(cu_.cuCtxDestroy(as_context(handle)), "cuCtxDestroy");
         Current current(cu_, as_context(context));
         switch (kind) {
         case Kind::queue: return check(cu_.cuStreamDestroy(as_stream(handle)), "cuStreamDestroy");

@@ -86,7 +86,8 @@ public:
     ///         Errc::unavailable when the backend cannot register host memory.
     template <typename T>
     HostBuffer<T> register_host(T* data, std::size_t count) const {
-        static_assert(!std::is_const_v<T>, "register_host needs writable memory (copies land there)");
+        static_assert(!std::is_const_v<T>,
+                      "register_host needs writable memory (copies land there)");
         auto impl = register_host_bytes(data, count, sizeof(T));
         return HostBuffer<T>(impl, data, count);
     }

@@ -11,7 +11,8 @@ namespace dualrt {
 /// What went wrong, independent of the backend. Tests and callers branch on this;
 /// the message is for people.
 enum class Errc {
-    invalid_argument,  ///< a value given to the API is not allowed (sizes, ranges, kernel arguments)
+    /// a value given to the API is not allowed (sizes, ranges, kernel arguments)
+    invalid_argument,
     out_of_range,      ///< an offset/length reaches past the end of a buffer
     not_found,         ///< no such backend, device or kernel
     unavailable,       ///< a backend exists but cannot be used here (no driver, no device)

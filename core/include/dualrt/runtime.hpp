@@ -20,7 +20,8 @@ inline constexpr const char* env_plugin_path = "DUALRT_PLUGIN_PATH";  ///< extra
 inline constexpr const char* env_sync = "DUALRT_SYNC";  ///< "1": wait after every enqueue
 inline constexpr const char* env_staging_limit = "DUALRT_STAGING_LIMIT";  ///< bytes, K/M/G; 0: off
 inline constexpr const char* env_copy_threads = "DUALRT_COPY_THREADS";  ///< host memcpy threads
-inline constexpr const char* env_cache_dir = "DUALRT_CACHE_DIR";  ///< program cache folder; "off": none
+/// program cache folder; "off": none
+inline constexpr const char* env_cache_dir = "DUALRT_CACHE_DIR";
 /// @}
 
 /// What the library knows about one backend after trying to load it.

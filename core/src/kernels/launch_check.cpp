@@ -101,8 +101,9 @@ backend::LaunchGeometry launch_geometry(const backend::KernelImpl& kernel_impl,
 
     backend::LaunchGeometry geometry;
     geometry.dims = global.dims();
-    const auto chosen = local.dims() == 0 ? default_local(global.dims(), device, limit.size)
-                                          : std::array<std::size_t, 3>{local[0], local[1], local[2]};
+    const auto chosen = local.dims() == 0
+                            ? default_local(global.dims(), device, limit.size)
+                            : std::array<std::size_t, 3>{local[0], local[1], local[2]};
     for (int axis = 0; axis < 3; ++axis) {
         const auto i = static_cast<std::size_t>(axis);
         const std::size_t l = axis < global.dims() ? chosen[i] : 1;
@@ -135,10 +136,11 @@ void check_arguments(const backend::KernelImpl& kernel, const KernelArgument* ar
     for (std::size_t i = 0; i < count; ++i) {
         const KernelArgument& arg = args[i];
         const auto& param = params[i];
-        const bool kind_ok = param.kind == Kind::unknown ||
-                             (param.kind == Kind::buffer && arg.kind == KernelArgument::Kind::buffer) ||
-                             (param.kind == Kind::local && arg.kind == KernelArgument::Kind::local) ||
-                             (param.kind == Kind::scalar && arg.kind == KernelArgument::Kind::scalar);
+        const bool kind_ok =
+            param.kind == Kind::unknown ||
+            (param.kind == Kind::buffer && arg.kind == KernelArgument::Kind::buffer) ||
+            (param.kind == Kind::local && arg.kind == KernelArgument::Kind::local) ||
+            (param.kind == Kind::scalar && arg.kind == KernelArgument::Kind::scalar);
         if (!kind_ok)
             fail(kernel.name(), describe_param(i, param) + " of " + signature(kernel) + " is " +
                                     kind_name(param.kind) + " ('" + param.type_name +
@@ -149,20 +151,21 @@ void check_arguments(const backend::KernelImpl& kernel, const KernelArgument* ar
                 const BufferView& view = *arg.buffer;
                 if (!view.valid())
                     fail(kernel.name(), describe_param(i, param) + " is an empty Buffer");
-                if (&detail::backend_of(view)->device() != &device)
+                if (&backend_of(view)->device() != &device)
                     fail(kernel.name(),
                          describe_param(i, param) + " is a buffer of device " +
-                             device_label(detail::backend_of(view)->device().info()) +
+                             device_label(backend_of(view)->device().info()) +
                              ", but the queue runs on " + device_label(device.info()));
                 checked.kind = Kind::buffer;
-                checked.buffer = detail::backend_of(view).get();
+                checked.buffer = backend_of(view).get();
                 checked.offset = view.offset_bytes();
                 checked.bytes = view.bytes();
                 break;
             }
             case KernelArgument::Kind::local:
                 if (arg.local_bytes == 0)
-                    fail(kernel.name(), describe_param(i, param) + ": local_bytes(0); expected > 0");
+                    fail(kernel.name(), describe_param(i, param) +
+                                            ": local_bytes(0); expected > 0");
                 local_total += arg.local_bytes;
                 checked.kind = Kind::local;
                 checked.bytes = arg.local_bytes;

@@ -58,8 +58,8 @@ std::shared_ptr<backend::HostBufferImpl> Device::register_host_bytes(void* data,
     if (data == nullptr) detail::raise_argument(op, "the pointer is null");
     if (const auto pinned = detail::overlapping_pinned(data, bytes))
         detail::raise_argument(
-            op, "the range of " + detail::format_bytes(bytes) + " at " + detail::address_text(data) +
-                    " overlaps " +
+            op, "the range of " + detail::format_bytes(bytes) + " at " +
+                    detail::address_text(data) + " overlaps " +
                     (pinned->origin == detail::PinnedOrigin::allocated
                          ? "a pinned buffer from Device::alloc_host"
                          : "a range registered before") +

@@ -121,7 +121,8 @@ BufferView detail::wrap_buffer_bytes(const Device& device, ForeignHandle memory,
         raise_argument(op, std::to_string(count) + " elements of " + std::to_string(elem_size) +
                                " bytes overflow the address space");
     const std::size_t bytes = count * elem_size;
-    return BufferView(detail::backend_of(device)->wrap_buffer(memory.value, bytes, ownership), 0, bytes);
+    return BufferView(
+        detail::backend_of(device)->wrap_buffer(memory.value, bytes, ownership), 0, bytes);
 }
 
 Event wrap_event(const Device& device, ForeignHandle event, Ownership ownership) {

@@ -15,10 +15,11 @@ void check_local_bytes(const std::string& operation, const backend::KernelImpl& 
                        std::size_t local_bytes) {
     const auto limit = kernel.device().info().local_memory_bytes;
     if (limit > 0 && local_bytes > limit)
-        detail::raise_argument(operation, "local_bytes " + std::to_string(local_bytes) +
-                                              " is more than the device's " +
-                                              detail::format_bytes(static_cast<std::size_t>(limit)) +
-                                              " of local memory per work-group");
+        detail::raise_argument(operation,
+                               "local_bytes " + std::to_string(local_bytes) +
+                                   " is more than the device's " +
+                                   detail::format_bytes(static_cast<std::size_t>(limit)) +
+                                   " of local memory per work-group");
 }
 
 void check_group_size(const std::string& operation, const backend::KernelImpl& kernel,

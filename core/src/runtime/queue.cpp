@@ -42,10 +42,11 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
                                 const char* role) const {
     if (!buffer.valid())
         detail::raise_argument(operation, std::string("the ") + role + " Buffer is empty");
-    if (&detail::backend_of(buffer)->device() != device_.get())
+    const auto& owner = detail::backend_of(buffer)->device();
+    if (&owner != device_.get())
         detail::raise_argument(operation, std::string("the ") + role +
                                               " buffer belongs to device " +
-                                              detail::device_label(detail::backend_of(buffer)->device().info()) +
+                                              detail::device_label(owner.info()) +
                                               ", but this queue runs on " +
                                               detail::device_label(device_->info()));
 }
@@ -78,14 +79,14 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, src, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
-            return detail::staged_write(device_, *impl_, *detail::backend_of(dst), dst.offset_bytes(), src,
-                                        bytes, sync);
+            return detail::staged_write(device_, *impl_, *detail::backend_of(dst),
+                                        dst.offset_bytes(), src, bytes, sync);
         });
         if (staged) return after_enqueue(std::move(staged), sync);
     }
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->copy_to_device(*detail::backend_of(dst), dst.offset_bytes(), src,
-                                                          bytes, sync);
+                             return impl_->copy_to_device(*detail::backend_of(dst),
+                                                          dst.offset_bytes(), src, bytes, sync);
                          }),
                          sync);
 }
@@ -105,14 +106,14 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, dst, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
-            return detail::staged_read(device_, *impl_, dst, *detail::backend_of(src), src.offset_bytes(),
-                                       bytes, sync);
+            return detail::staged_read(device_, *impl_, dst, *detail::backend_of(src),
+                                       src.offset_bytes(), bytes, sync);
         });
         if (staged) return after_enqueue(std::move(staged), sync);
     }
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->copy_to_host(dst, *detail::backend_of(src), src.offset_bytes(),
-                                                        bytes, sync);
+                             return impl_->copy_to_host(dst, *detail::backend_of(src),
+                                                        src.offset_bytes(), bytes, sync);
                          }),
                          sync);
 }
@@ -169,8 +170,8 @@ Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t 
                                        "-byte element");
     if (dst.bytes() == 0) return record();
     return after_enqueue(detail::reporting_faults(*device_, [&] {
-                             return impl_->fill(*detail::backend_of(dst), dst.offset_bytes(), dst.bytes(),
-                                                pattern, pattern_size, sync);
+                             return impl_->fill(*detail::backend_of(dst), dst.offset_bytes(),
+                                                dst.bytes(), pattern, pattern_size, sync);
                          }),
                          sync);
 }
@@ -209,8 +210,9 @@ void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
     detail::reporting_faults(*device_, [&] {
-        if (&detail::backend_of(event)->device() == device_.get()) impl_->wait_for(*detail::backend_of(event));
-        else detail::wait_across(*device_, *impl_, *detail::backend_of(event));
+        auto& waited = *detail::backend_of(event);
+        if (&waited.device() == device_.get()) impl_->wait_for(waited);
+        else detail::wait_across(*device_, *impl_, waited);
     });
 }
 

@@ -73,7 +73,8 @@ bool matches(const Device& device, const std::string& needle) {
     info.call = "select(" + std::string(env_backend) + "=" + asked.backend + ", " + env_device +
                 "=" + (asked.device.empty() ? std::string("<default>") : asked.device) + ")";
     const auto others = describe_backends(explained);
-    info.detail = detail + (others.empty() ? "" : ". " + std::string(explained ? "Other backends: " : "Backends: ") + others);
+    const std::string heading = explained ? "Other backends: " : "Backends: ";
+    info.detail = detail + (others.empty() ? "" : ". " + heading + others);
     detail::raise(std::move(info));
 }
 
@@ -167,7 +168,8 @@ Device select(const Selection& asked) {
     const auto kind = parse_backend(asked.backend);
     if (!kind)
         fail_selection(Errc::invalid_argument, asked,
-                       "unknown backend '" + asked.backend + "'; expected one of: auto, cuda, opencl");
+                       "unknown backend '" + asked.backend +
+                           "'; expected one of: auto, cuda, opencl");
     const auto status = detail::backend_status(*kind);
     if (!status.available)
         fail_selection(Errc::unavailable, asked,

@@ -66,9 +66,11 @@ Roles roles_of(const Device& a, const Device& b) {
     }
     roles.exporter = ia.backend == Backend::cuda ? &a : &b;
     roles.importer = ia.backend == Backend::cuda ? &b : &a;
-    if (const std::string why = detail::backend_of(*roles.exporter)->cannot_export_memory(); !why.empty())
+    if (const std::string why = detail::backend_of(*roles.exporter)->cannot_export_memory();
+        !why.empty())
         roles.reason = detail::device_label(roles.exporter->info()) + ": " + why;
-    else if (const std::string why_not = detail::backend_of(*roles.importer)->cannot_import_memory();
+    else if (const std::string why_not =
+                 detail::backend_of(*roles.importer)->cannot_import_memory();
              !why_not.empty())
         roles.reason = detail::device_label(roles.importer->info()) + ": " + why_not;
     return roles;
@@ -104,14 +106,16 @@ std::pair<BufferView, BufferView> alloc_shared_bytes(const Device& a, const Devi
                                           "memory instead",
                        Errc::unavailable);
     const std::size_t bytes = count * elem_size;
-    const backend::DeviceImpl::ImportLimit limit = detail::backend_of(*roles.importer)->largest_import();
+    const backend::DeviceImpl::ImportLimit limit =
+        detail::backend_of(*roles.importer)->largest_import();
     if (bytes > limit.bytes)
         raise_argument(op, format_bytes(bytes) + " cannot be shared: " +
                                device_label(roles.importer->info()) + " imports at most " +
                                format_bytes(limit.bytes) + " (" + limit.why +
                                "); share smaller buffers, or copy (Queue::copy stages it)",
                        Errc::unavailable);
-    backend::DeviceImpl::ExportedMemory exported = detail::backend_of(*roles.exporter)->export_memory(bytes);
+    backend::DeviceImpl::ExportedMemory exported =
+        detail::backend_of(*roles.exporter)->export_memory(bytes);
     std::shared_ptr<backend::BufferImpl> imported =
         detail::backend_of(*roles.importer)->import_memory(exported.fd, bytes);
     BufferView exported_view(std::move(exported.buffer), 0, bytes);

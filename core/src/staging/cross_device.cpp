@@ -72,8 +72,8 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
     std::size_t next = 0;
     const auto download_into = [&](std::size_t i) {
         const std::size_t length = staging_piece_at(next, bytes, piece);
-        auto landed = from.copy_to_host(lent.slot(i).data, *detail::backend_of(src), src.offset_bytes() + next,
-                                        length, Sync::async);
+        auto landed = from.copy_to_host(lent.slot(i).data, *backend_of(src),
+                                        src.offset_bytes() + next, length, Sync::async);
         from.submit();  // where the backend holds commands back (OpenCL), they start now
         downloading.push_back(Piece{i, next, length, std::move(landed)});
         next += length;
@@ -84,7 +84,7 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
         Piece landed = std::move(downloading.front());
         downloading.pop_front();
         landed.landed->wait();
-        last = to.copy_to_device(*detail::backend_of(dst), dst.offset_bytes() + landed.offset,
+        last = to.copy_to_device(*backend_of(dst), dst.offset_bytes() + landed.offset,
                                  lent.slot(landed.slot).data, landed.length, Sync::async);
         to.submit();
         lent.last_use(landed.slot) = last;
@@ -125,10 +125,10 @@ void wait_across(backend::DeviceImpl& device, backend::QueueImpl& queue,
 backend::EventPtr copy_across(const std::shared_ptr<backend::DeviceImpl>& queue_device,
                               backend::QueueImpl& queue, const BufferView& dst,
                               const BufferView& src, Sync sync) {
-    const bool pull = &detail::backend_of(dst)->device() == queue_device.get();  // the queue is dst's
-    const auto other = shared_device(pull ? detail::backend_of(src)->device() : detail::backend_of(dst)->device());
+    const bool pull = &backend_of(dst)->device() == queue_device.get();  // the queue is dst's
+    const auto other = shared_device(pull ? backend_of(src)->device() : backend_of(dst)->device());
     if (queue_device->can_copy_peer(*other)) {
-        auto event = queue.copy_peer(*detail::backend_of(dst), dst.offset_bytes(), *detail::backend_of(src),
+        auto event = queue.copy_peer(*backend_of(dst), dst.offset_bytes(), *backend_of(src),
                                      src.offset_bytes(), src.bytes());
         if (sync == Sync::blocking) event->wait();
         return event;

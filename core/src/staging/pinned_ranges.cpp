@@ -71,8 +71,8 @@ public:
     auto find(const void* at, Fn&& with) const {
         std::shared_lock<std::shared_mutex> lock(mutex_);
         auto it = ranges_.upper_bound(address(at));
-        const bool found =
-            it != ranges_.begin() && address(at) < std::prev(it)->first + std::prev(it)->second.bytes;
+        const bool found = it != ranges_.begin() &&
+                           address(at) < std::prev(it)->first + std::prev(it)->second.bytes;
         return found ? with(&*std::prev(it)) : with(static_cast<const Item*>(nullptr));
     }
 

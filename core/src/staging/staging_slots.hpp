@@ -46,7 +46,8 @@ private:
 // How many buffers a copy of `bytes` borrows: small copies are cut into pieces
 // (staging_piece), so they too use several.
 inline std::size_t staging_slots_for(std::size_t bytes) {
-    return std::min(slots_per_copy, (bytes + min_staging_piece_bytes - 1) / min_staging_piece_bytes);
+    return std::min(slots_per_copy,
+                    (bytes + min_staging_piece_bytes - 1) / min_staging_piece_bytes);
 }
 
 // The bytes each DMA moves: a whole staging buffer for large copies, but a copy of a few

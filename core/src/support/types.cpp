@@ -25,7 +25,8 @@ std::string Range::str() const {
     std::string out;
     for (int axis = 0; axis < (dims_ == 0 ? 1 : dims_); ++axis) {
         if (axis > 0) out += "x";
-        out += dims_ == 0 ? std::string("auto") : std::to_string(extent_[static_cast<std::size_t>(axis)]);
+        out += dims_ == 0 ? std::string("auto")
+                          : std::to_string(extent_[static_cast<std::size_t>(axis)]);
     }
     return out;
 }
