@@ -1,8 +1,8 @@
 // Device-free tests of the core's side of interop (interop.hpp) through the fake backend: who
 // releases a wrapped handle and when, that wrapped objects work like dualrt's own, and that the
 // core's checks refuse bad handles before a backend sees them.
+#include "backend/backend_access.hpp"
 #include "fake_backend.hpp"
-#include "runtime/backend_access.hpp"
 #include "support.hpp"
 
 #include <numeric>

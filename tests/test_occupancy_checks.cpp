@@ -2,8 +2,8 @@
 // backend: the core refuses bad values before the backend sees them, with messages that name the
 // value and the limit, and passes good ones through. The fake kernel's limit (128) is tighter
 // than its device's (1024), and the device has 48 KiB of local memory per work-group.
+#include "backend/backend_access.hpp"
 #include "fake_backend.hpp"
-#include "runtime/backend_access.hpp"
 #include "support.hpp"
 
 namespace {

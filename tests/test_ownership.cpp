@@ -1,7 +1,7 @@
 // Device-free tests of the core through the fake backend: who keeps whom alive, what a
 // moved-from or empty object does, and that checks run before the backend sees a call.
+#include "backend/backend_access.hpp"
 #include "fake_backend.hpp"
-#include "runtime/backend_access.hpp"
 #include "support.hpp"
 
 #include <numeric>

@@ -5,7 +5,7 @@
 // finish() closes a span left open. On backends that time with record() (CUDA) the spans are
 // record()s, and the same holds.
 #include "backend/backend.hpp"
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support.hpp"
 
 #include <cstdint>

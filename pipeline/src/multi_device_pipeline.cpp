@@ -1,12 +1,12 @@
 #include "multi_device_pipeline.hpp"
 
+#include "backend/backend_access.hpp"
 #include "planning/chunk_dealer.hpp"
-#include "run/device_report.hpp"
 #include "planning/timed_chunks.hpp"
+#include "run/device_report.hpp"
 #include "run/run_checks.hpp"
 #include "run/run_report.hpp"
 #include "run/run_timing.hpp"
-#include "runtime/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>

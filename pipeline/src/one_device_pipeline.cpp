@@ -1,8 +1,8 @@
 #include "one_device_pipeline.hpp"
 
+#include "backend/backend_access.hpp"
 #include "run/run_checks.hpp"
 #include "run/run_report.hpp"
-#include "runtime/backend_access.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include "kernels/launch_check.hpp"
 
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>

@@ -4,8 +4,8 @@
 #include <dualrt/interop.hpp>
 
 #include "backend/backend.hpp"
+#include "backend/backend_access.hpp"
 #include "backend/backend_registry.hpp"
-#include "runtime/backend_access.hpp"
 #include "support/log.hpp"
 #include "support/raise.hpp"
 

@@ -4,7 +4,7 @@
 #include <dualrt/queue.hpp>
 
 #include "backend/backend.hpp"
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support/log.hpp"
 #include "support/raise.hpp"
 

@@ -4,9 +4,9 @@
 #include <dualrt/runtime.hpp>
 
 #include "backend/backend.hpp"
+#include "backend/backend_access.hpp"
 #include "backend/launch_journal.hpp"
 #include "kernels/launch_check.hpp"
-#include "runtime/backend_access.hpp"
 #include "staging/cross_device.hpp"
 #include "staging/pinned_ranges.hpp"
 #include "staging/staged_copy.hpp"

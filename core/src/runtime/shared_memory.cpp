@@ -5,7 +5,7 @@
 #include <dualrt/shared_memory.hpp>
 
 #include "backend/backend.hpp"
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #include "staging/cross_device.hpp"
 
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "staging/pinned_ranges.hpp"
 #include "staging/staging_slots.hpp"
 #include "support/log.hpp"

@@ -3,7 +3,7 @@
 #include <dualrt/queue.hpp>
 #include <dualrt/trace.hpp>
 
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support/raise.hpp"
 
 #include <algorithm>

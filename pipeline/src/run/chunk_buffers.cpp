@@ -1,6 +1,6 @@
 #include "run/chunk_buffers.hpp"
 
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support/log.hpp"
 #include "support/raise.hpp"
 

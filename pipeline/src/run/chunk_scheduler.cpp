@@ -1,6 +1,6 @@
 #include "run/chunk_scheduler.hpp"
 
-#include "runtime/backend_access.hpp"
+#include "backend/backend_access.hpp"
 #include "support/parallel_copy.hpp"
 
 #include <algorithm>

@@ -1,10 +1,10 @@
 #include "run/run_timing.hpp"
 
 #include "backend/backend.hpp"
+#include "backend/backend_access.hpp"
 #include "backend/launch_journal.hpp"
 #include "run/median.hpp"
 #include "run/stages.hpp"
-#include "runtime/backend_access.hpp"
 
 #include <algorithm>
 #include <chrono>
