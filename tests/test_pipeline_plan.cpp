@@ -118,6 +118,12 @@ TEST_CASE("pipeline plan: automatic chunking cuts about a quarter of the arrays,
     CHECK(sum(plan.sizes) == rows.count);
     for (std::size_t i = 0; i + 1 < plan.sizes.size(); ++i) CHECK(plan.sizes[i] % 8192 == 0);
     for (std::size_t size : plan.sizes) CHECK(size * 16 <= (std::size_t{16} << 20) + 8192 * 16);
+    // A halo larger than a quarter of the arrays: fewer chunks, each at least as large as it.
+    PlanRequest haloed = floats(std::size_t{1} << 20);
+    haloed.halo_elements = 270000;
+    plan = choose_plan(automatic, haloed, "test");
+    CHECK(sum(plan.sizes) == haloed.count);
+    for (std::size_t size : plan.sizes) CHECK(size >= 270000);
 }
 
 TEST_CASE("pipeline plan: fixed chunking cuts as asked, in whole rows, or says why not") {

@@ -218,7 +218,9 @@ auto outputs(A&&... arrays) {
 /// Where a chunk lies and where its work goes; the part of a Chunk that does not depend on the
 /// arrays' types. Valid only during the call of the compute function.
 struct ChunkPlace {
-    /// The queue to enqueue this chunk's work on, and nowhere else. With PipelineMode::lanes
+    /// The queue to enqueue this chunk's work on, and nowhere else: the chunk's download is
+    /// ordered after the work on this queue only, so work on another queue may not be in the
+    /// outputs (order it first with `queue.wait(event)` where it must be). With PipelineMode::lanes
     /// (the default), consecutive chunks get different queues and their work may run at the
     /// same time; with two_queues and three_queues it is the one compute queue, in chunk order.
     /// On OpenCL a run that times none of its chunks uses queues made without timing

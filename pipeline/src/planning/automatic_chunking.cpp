@@ -74,10 +74,13 @@ PlanDecision one_device_plan(const PlanRequest& request) {
                                                chunk_max_bytes / request.widest_elem),
                                     request.granule)),
         largest_chunk(request));
+    // The nearest count of chunks of that size, but no more than keep every chunk at least the
+    // smallest (which holds the halo).
+    const std::size_t chunks =
+        std::max<std::size_t>(1, std::min((request.count + body / 2) / body,
+                                          request.count / smallest));
     PlanDecision plan;
-    plan.sizes = equal_sizes(request.count,
-                             std::max<std::size_t>(1, (request.count + body / 2) / body),
-                             request.granule);
+    plan.sizes = equal_sizes(request.count, chunks, request.granule);
     plan.how = "auto: " + describe_sizes(plan.sizes);
     return plan;
 }
