@@ -1,10 +1,10 @@
 // What a Pipeline chooses from its runs, without a device: over several devices, every device
 // or the fastest alone (MixChoice), and how many lanes a layout's runs use (choose_lanes).
-#include "planning/chunk_dealer.hpp"
-#include "planning/lane_choice.hpp"
-#include "planning/mix_choice.hpp"
-#include "planning/stage_model.hpp"
+#include "multi/chunk_dealer.hpp"
+#include "multi/mix_choice.hpp"
 #include "run/run_timing.hpp"
+#include "tune/lane_choice.hpp"
+#include "tune/stage_model.hpp"
 
 #include <doctest/doctest.h>
 

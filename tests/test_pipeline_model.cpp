@@ -1,6 +1,6 @@
 // The estimates a report makes for its untimed chunks, without a device: each stage at the
 // median time per element of the latest timed samples.
-#include "planning/stage_model.hpp"
+#include "tune/stage_model.hpp"
 
 #include <doctest/doctest.h>
 

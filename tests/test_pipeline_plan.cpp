@@ -1,8 +1,8 @@
 // Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
 // chunks automatic chunking picks, and which chunks a run times.
-#include "planning/automatic_chunking.hpp"
-#include "planning/timed_chunks.hpp"
 #include "run/chunk_extents.hpp"
+#include "tune/automatic_chunking.hpp"
+#include "tune/timed_chunks.hpp"
 
 #include <dualrt/error.hpp>
 

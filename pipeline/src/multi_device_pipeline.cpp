@@ -1,13 +1,13 @@
 #include "multi_device_pipeline.hpp"
 
 #include "backend/backend_access.hpp"
-#include "planning/chunk_dealer.hpp"
-#include "planning/timed_chunks.hpp"
+#include "multi/chunk_dealer.hpp"
 #include "run/device_report.hpp"
 #include "run/run_checks.hpp"
 #include "run/run_report.hpp"
 #include "run/run_timing.hpp"
 #include "support/raise.hpp"
+#include "tune/timed_chunks.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -7,10 +7,10 @@
 
 #include <dualrt/pipeline.hpp>
 
-#include "planning/chunk_dealer.hpp"
-#include "planning/mix_choice.hpp"
-#include "run/chunk_scheduler.hpp"
+#include "multi/chunk_dealer.hpp"
+#include "multi/mix_choice.hpp"
 #include "one_device_pipeline.hpp"
+#include "run/chunk_scheduler.hpp"
 #include "run/run_report.hpp"
 
 #include <chrono>

@@ -9,10 +9,10 @@
 
 #include <dualrt/pipeline.hpp>
 
-#include "planning/planner.hpp"
 #include "run/chunk_buffers.hpp"
 #include "run/chunk_scheduler.hpp"
 #include "run/run_timing.hpp"
+#include "tune/planner.hpp"
 
 #include <chrono>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "planning/mix_choice.hpp"
+#include "multi/mix_choice.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "planning/automatic_chunking.hpp"
+#include "tune/automatic_chunking.hpp"
 
 #include "run/chunk_extents.hpp"
 #include "support/raise.hpp"

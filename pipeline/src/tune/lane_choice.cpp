@@ -1,4 +1,4 @@
-#include "planning/lane_choice.hpp"
+#include "tune/lane_choice.hpp"
 
 #include <algorithm>
 #include <cstdio>

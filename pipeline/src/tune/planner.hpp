@@ -1,8 +1,8 @@
 // The Pipeline's policy for one device: how a run is cut into chunks, which queues it takes,
 // which of its chunks are timed, and what each run teaches the runs after it. Every tuned rule of
-// the Pipeline lives behind this class, in planning/, each with its reason; the mechanism (run/
-// and the device pipelines) carries out a RunPlan and hands back what it measured, with no tuned
-// constants of its own. Internal.
+// the Pipeline lives behind this class, in tune/ (and, for runs over several devices, multi/),
+// each with its reason; the mechanism (run/ and the device pipelines) carries out a RunPlan and
+// hands back what it measured, with no tuned constants of its own. Internal.
 //
 // The rules, and where each one is:
 //   chunk sizes          automatic_chunking.hpp: fixed cuts for Chunking::count / elements;
@@ -11,20 +11,20 @@
 //   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
 //                        CUDA) one queue per stage where the stages are balanced
 //   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time
-//   several devices      chunk_dealer.hpp (who takes the next chunk), mix_choice.hpp (every
-//                        device, or the fastest alone)
+//   several devices      multi/chunk_dealer.hpp (who takes the next chunk),
+//                        multi/mix_choice.hpp (every device, or the fastest alone)
 // What the runs teach a layout (its stage model, for the report's estimates, and its lane
 // evidence) is in stage_model.hpp.
 #pragma once
 
 #include <dualrt/pipeline.hpp>
 
-#include "planning/automatic_chunking.hpp"
-#include "planning/stage_model.hpp"
 #include "run/chunk_extents.hpp"
 #include "run/chunk_scheduler.hpp"
 #include "run/run_checks.hpp"
 #include "run/run_timing.hpp"
+#include "tune/automatic_chunking.hpp"
+#include "tune/stage_model.hpp"
 
 #include <cstddef>
 #include <string>

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "run/run_timing.hpp"
-#include "planning/stage_model.hpp"
+#include "tune/stage_model.hpp"
 
 #include <cstddef>
 #include <string>

@@ -7,7 +7,7 @@
 
 #include "run/chunk_extents.hpp"
 #include "run/chunk_scheduler.hpp"
-#include "planning/stage_model.hpp"
+#include "tune/stage_model.hpp"
 
 #include <chrono>
 #include <condition_variable>

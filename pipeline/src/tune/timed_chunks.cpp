@@ -1,4 +1,4 @@
-#include "planning/timed_chunks.hpp"
+#include "tune/timed_chunks.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "planning/stage_model.hpp"
+#include "tune/stage_model.hpp"
 
 #include "run/median.hpp"
 

@@ -1,8 +1,8 @@
-#include "planning/planner.hpp"
+#include "tune/planner.hpp"
 
-#include "planning/lane_choice.hpp"
-#include "planning/timed_chunks.hpp"
 #include "run/run_checks.hpp"
+#include "tune/lane_choice.hpp"
+#include "tune/timed_chunks.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "planning/chunk_dealer.hpp"
+#include "multi/chunk_dealer.hpp"
 
 #include <algorithm>
 #include <cmath>
