@@ -138,33 +138,33 @@ PipelineReport MultiDevicePipeline::run(const HostSide* inputs, std::size_t inpu
     const bool alone = mix.fastest_alone();
     PipelineReport report =
         alone ? run_alone(fastest, key, arrays, halo, compute, facts, why_alone(mix), started)
-              : run_together(fastest, key, prior_rates, arrays, halo, compute, facts, started);
+              : run_together(key, prior_rates, arrays, halo, compute, facts, started);
     mix.learn(alone, static_cast<double>(arrays.count) / report.host_ms);
     return report;
 }
 
-PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std::string& key,
+PipelineReport MultiDevicePipeline::run_together(const std::string& key,
                                            const std::vector<double>& prior_rates,
                                            const RunArrays& arrays, const Halo& halo,
                                            const ChunkFunction& compute, const RunFacts& facts,
                                            Clock::time_point started) {
     const char* op = "Pipeline::run";
     // Each device's view of the arrays: another device's HostBuffer registered with it, or
-    // staged where its driver refuses (as_seen_by). The plan is the one the fastest device
-    // (`planner`) would make, with chunks small enough to share out.
+    // staged where its driver refuses (as_seen_by). The plan cuts chunks small enough to share
+    // out.
     std::vector<RunArrays> seen;
     for (const Driver& driver : drivers_)
         seen.push_back(as_seen_by(arrays, *backend_of(driver.one->device)));
     // Chunks are capped for staging if any device stages: its rings are sized by the plan.
     const bool staged = std::any_of(seen.begin(), seen.end(),
                                     [](const RunArrays& view) { return any_staged(view); });
-    const std::size_t staging_slots = drivers_[planner].one->staging_slots();  // for every device
+    const std::size_t staging_slots = drivers_.front().one->staging_slots();  // the same on all
     // Each device on the queues its own runs of the layout chose, as a Pipeline of that device
     // alone would run (with four lanes, a GPU inside a run over several devices moved its share
     // slower than alone: lane_choice.hpp).
     std::vector<QueueUse> uses;
     for (const Driver& driver : drivers_) uses.push_back(driver.one->planner.dealt_queues(arrays));
-    const RunPlan plan = drivers_[planner].one->planner.plan_dealt(
+    const PlanDecision plan = drivers_.front().one->planner.plan_dealt(
         arrays, halo, drivers_.size(), staged, op);
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 
@@ -281,9 +281,8 @@ PipelineReport MultiDevicePipeline::run_together(std::size_t planner, const std:
                             " of every " + std::to_string(dealt_period) +
                             " of each device; the others' estimated from each device's stage "
                             "model");
-    total.chunking = plan.how + ", dealt to " + std::to_string(n) +
-                     " devices as each was ready (planned for " + drivers_[planner].label + ")" +
-                     fewer_lanes;
+    total.chunking =
+        plan.how + ", dealt to " + std::to_string(n) + " devices as each was ready" + fewer_lanes;
     total.host_ms = ms_between(started, Clock::now());
     return total;
 }

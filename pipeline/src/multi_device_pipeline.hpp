@@ -48,9 +48,9 @@ private:
         std::string track;  // "opencl 1", prefixing its timeline tracks
         std::map<std::string, double> rates;  // elements per ms per layout, from earlier runs
     };
-    // A run dealt to every device, planned for `planner` (the fastest so far); `key`: the
-    // arrays' layout_key; `prior_rates`: each device's elements per ms in earlier runs.
-    PipelineReport run_together(std::size_t planner, const std::string& key,
+    // A run dealt to every device; `key`: the arrays' layout_key; `prior_rates`: each device's
+    // elements per ms in earlier runs.
+    PipelineReport run_together(const std::string& key,
                                 const std::vector<double>& prior_rates,
                                 const RunArrays& arrays, const Halo& halo,
                                 const ChunkFunction& compute, const RunFacts& facts,

@@ -60,8 +60,7 @@ void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
         return;
     }
     span_begun_ = std::chrono::steady_clock::now();
-    Event first = timed_event(
-        [&] { return span_event(queue, &backend::QueueImpl::begin_timed_span); }, false);
+    Event first = span_event(queue, &backend::QueueImpl::begin_timed_span);
     if (end == after_upload) points_[chunk][before_upload] = std::move(first);
     span_open_ = true;
 }
@@ -74,8 +73,7 @@ void RunTiming::end_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     }
     if (!span_open_) return;
     span_open_ = false;
-    Event last = timed_event(
-        [&] { return span_event(queue, &backend::QueueImpl::end_timed_span); }, false);
+    Event last = span_event(queue, &backend::QueueImpl::end_timed_span);
     if (timed(chunk)) points_[chunk][end] = std::move(last);
     // What the span cost is mostly in its commands: each took its own timed event (7 us more a
     // command on NVIDIA's OpenCL). So the whole span, its enqueues included, is the estimate's
@@ -92,13 +90,12 @@ Event RunTiming::span_event(Queue& queue, backend::EventPtr (backend::QueueImpl:
 }
 
 template <typename Make>
-Event RunTiming::timed_event(Make&& make, bool sample) {
+Event RunTiming::timed_event(Make&& make) {
     const auto begun = std::chrono::steady_clock::now();
     Event event = make();
-    const double ms =
+    record_ms_.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun)
-            .count();
-    if (sample) record_ms_.push_back(ms);
+            .count());
     return event;
 }
 

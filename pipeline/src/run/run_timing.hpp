@@ -94,10 +94,9 @@ private:
     std::chrono::steady_clock::time_point span_begun_;
     // The recorded point (empty when not recorded).
     const Event& point(std::size_t chunk, TimedPoint point) const;
-    // A timed event from `make`, its host cost added to the run's (left out of the host stage)
-    // and, with `sample`, to the samples of typical_record_ms().
+    // A timed event from `make`, its host cost added to the samples of typical_record_ms().
     template <typename Make>
-    Event timed_event(Make&& make, bool sample = true);
+    Event timed_event(Make&& make);
     // `call` (begin_timed_span or end_timed_span) on `queue`'s backend queue.
     static Event span_event(Queue& queue,
                             std::shared_ptr<backend::EventImpl> (backend::QueueImpl::*call)());

@@ -95,16 +95,12 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     return plan;
 }
 
-RunPlan Planner::plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
-                            bool staged, const char* operation) {
+PlanDecision Planner::plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
+                                 bool staged, const char* operation) const {
     PlanRequest request = request_of(arrays, halo);
     request.devices = devices;
     request.staged = staged;  // chunks are capped for staging if any device stages
-    RunPlan plan;
-    plan.queues = queue_use(model_of(arrays));
-    const PlanDecision decision = choose_plan(options_.chunking, request, operation);
-    plan.sizes = decision.sizes;
-    plan.how = decision.how;
+    PlanDecision plan = choose_plan(options_.chunking, request, operation);
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
     return plan;

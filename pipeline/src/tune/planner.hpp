@@ -75,12 +75,12 @@ public:
     // The run of `arrays` (checked, as this device sees them) on this device alone. Throws where
     // fixed chunking does not fit the arrays.
     RunPlan plan(const RunArrays& arrays, const Halo& halo, const char* operation);
-    // The chunks of a run dealt to `devices` devices; `staged`: some device stages some array.
-    // Its timed chunks and queues are each device's own (dealt_queues, dealt_timed_chunks). The
-    // calls about a dealt run name the layout by `arrays` as the Pipeline was given them, for
-    // every device alike.
-    RunPlan plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
-                       bool staged, const char* operation);
+    // The chunks of a run dealt to `devices` devices (the same whichever device's planner makes
+    // them); `staged`: some device stages some array. Its timed chunks and queues are each
+    // device's own (dealt_queues, dealt_timed_chunks). The calls about a dealt run name the
+    // layout by `arrays` as the Pipeline was given them, for every device alike.
+    PlanDecision plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
+                            bool staged, const char* operation) const;
     // The queues this device takes for its share of a run dealt to several devices: those its
     // own runs of the layout chose, as a Pipeline of this device alone would run.
     QueueUse dealt_queues(const RunArrays& arrays);
