@@ -257,7 +257,8 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
         own_facts.mode = uses[d].mode;
         own_facts.queues = used[d].queues.queues.size();
         own_facts.depth = used[d].slots.size();
-        const PipelineReport own = make_report(own_facts, mine, resolved, planner_d.fit(arrays), 0);
+        const PipelineReport own = make_report(own_facts, mine, resolved, planner_d.fit(arrays),
+                                               planner_d.device_samples(arrays));
         if (own.measured_ms > 0.0)
             driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
 

@@ -2,6 +2,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/launch_journal.hpp"
+#include "runtime/enqueue_watch.hpp"
 #include "support/raise.hpp"
 
 namespace dualrt {
@@ -11,6 +12,7 @@ Event::Event(std::shared_ptr<backend::EventImpl> impl) : impl_(std::move(impl)) 
 void Event::wait() const {
     if (!impl_) detail::raise_argument("Event::wait", "the Event is empty");
     detail::reporting_faults(impl_->device(), [&] { impl_->wait(); });
+    detail::watch_host_wait(impl_->device());
 }
 
 bool Event::is_complete() const {

@@ -7,6 +7,7 @@
 #include "backend/backend_access.hpp"
 #include "backend/launch_journal.hpp"
 #include "kernels/launch_check.hpp"
+#include "runtime/enqueue_watch.hpp"
 #include "staging/cross_device.hpp"
 #include "staging/pinned_ranges.hpp"
 #include "staging/staged_copy.hpp"
@@ -61,6 +62,7 @@ Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync)
     }
     // The in-order queue has done everything enqueued before: no kernel of it is in flight.
     if (sync == Sync::blocking) detail::journal_queue_done(*device_, impl_.get());
+    else detail::watch_enqueue(*device_, *impl_, "a copy or fill");
     return Event(std::move(event));
 }
 
@@ -193,6 +195,8 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
     auto event = detail::reporting_faults(
         *device_, [&] { return impl_->launch(impl, geometry, checked.view()); });
     detail::journal_launch(*device_, impl_.get(), impl.name());
+    if (!detail::sync_after_every_enqueue())
+        detail::watch_enqueue(*device_, *impl_, "a launch of", &impl.name());
     return after_enqueue(std::move(event), Sync::async);
 }
 
@@ -214,12 +218,14 @@ void Queue::wait(const Event& event) {
         if (&waited.device() == device_.get()) impl_->wait_for(waited);
         else detail::wait_across(*device_, *impl_, waited);
     });
+    detail::watch_wait(*impl_);
 }
 
 void Queue::finish() {
     require_valid("Queue::finish");
     detail::reporting_faults(*device_, [&] { impl_->finish(); });
     detail::journal_queue_done(*device_, impl_.get());
+    detail::watch_finish(*impl_);
 }
 
 NativeHandle Queue::native_handle() const {

@@ -220,7 +220,8 @@ auto outputs(A&&... arrays) {
 struct ChunkPlace {
     /// The queue to enqueue this chunk's work on, and nowhere else: the chunk's download is
     /// ordered after the work on this queue only, so work on another queue may not be in the
-    /// outputs (order it first with `queue.wait(event)` where it must be). With PipelineMode::lanes
+    /// outputs (order it first with `queue.wait(event)` where it must be; a command left on
+    /// another queue of the device unordered makes run() throw). With PipelineMode::lanes
     /// (the default), consecutive chunks get different queues and their work may run at the
     /// same time; with two_queues and three_queues it is the one compute queue, in chunk order.
     /// On OpenCL a run that times none of its chunks uses queues made without timing

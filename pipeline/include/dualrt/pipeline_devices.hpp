@@ -1,5 +1,6 @@
 /// @file
-/// What a Pipeline over several devices reports for each of its devices.
+/// Where a Pipeline report's stage times come from, and what a Pipeline over several devices
+/// reports for each of its devices.
 #pragma once
 
 #include <cstddef>
@@ -7,12 +8,31 @@
 
 namespace dualrt {
 
+/// Where a report's stage times come from.
+enum class StageTimes {
+    /// Every stage of every chunk was timed in this run: the stage sums, the bound and the
+    /// figures made from them are measurements.
+    measured,
+    /// Some stages were not timed in this run; their times are estimated from the stages this
+    /// Pipeline has timed before (PipelineReport::timing says how many). Sums made of
+    /// estimates give no speedup or efficiency: an estimate too low would claim the impossible.
+    estimated,
+    /// Some stages were not timed and there is nothing to estimate them from yet (or the device
+    /// runs its queues side by side, as a CPU device does, so its spans tell no stage's own
+    /// time): the stage fields are 0 and mean nothing.
+    not_measured
+};
+/// In words: "measured", "estimated" or "not measured".
+const char* to_string(StageTimes times) noexcept;
+
 /// One device's share of a run of a Pipeline over several devices (PipelineReport::devices).
 struct PipelineDeviceRow {
     std::size_t device_index = 0;  ///< the device's position in Pipeline::devices()
     std::string device;            ///< e.g. "'NVIDIA H200' (cuda device 0)"
     std::size_t chunks = 0;        ///< chunks it ran
     std::size_t elements = 0;      ///< their own elements, summed
+    /// Whether its stage times below were measured, estimated or neither.
+    StageTimes stage_times = StageTimes::not_measured;
     double upload_ms = 0.0;    ///< device time of its uploads, summed (see PipelineReport::timing)
     double compute_ms = 0.0;   ///< device time of its compute, summed
     double download_ms = 0.0;  ///< device time of its downloads, summed

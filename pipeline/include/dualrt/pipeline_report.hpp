@@ -6,6 +6,7 @@
 #include <dualrt/trace.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,15 +53,19 @@ struct PipelineReport {
     bool staged_output = false;      ///< some pageable output went through pinned staging
     std::string chunking;            ///< how the chunks were chosen, in words
 
+    /// Whether the stage fields below, and what is computed from them, were measured.
+    StageTimes stage_times = StageTimes::not_measured;
     /// @name Device time of each stage, summed over all chunks
-    /// Measured on the timed chunks, estimated for the others (see `timing`).
+    /// Measured on the timed chunks, estimated for the others (see `stage_times` and `timing`).
     /// @{
     double upload_ms = 0.0;    ///< host to device copies
     double compute_ms = 0.0;   ///< the compute function's work
     double download_ms = 0.0;  ///< device to host copies
     /// @}
     double serial_ms = 0.0;    ///< upload + compute + download: the same work without overlap
-    /// The busiest queue's (copy engine's) total: no schedule of these stages can be faster.
+    /// The time the busiest engine was busy: no schedule of these stages can be faster. With
+    /// stages measured, the union of its timed spans (kernels of several lanes that ran side by
+    /// side count once), so never above measured_ms; with estimates, the busiest stage's sum.
     double bound_ms = 0.0;
     double measured_ms = 0.0;  ///< first upload's start to last download's end (measured)
     double host_ms = 0.0;      ///< wall-clock time of the whole run() call, host clock
@@ -69,14 +74,16 @@ struct PipelineReport {
     /// Which chunks were timed and where the stage times come from, in words.
     std::string timing;
 
-    /// serial_ms / measured_ms: what the overlap bought (0 before a run).
-    double speedup() const { return measured_ms > 0.0 ? serial_ms / measured_ms : 0.0; }
-    /// bound_ms / measured_ms: how close the run came to the busiest stage's time (0 before a
-    /// run). Near or above 1 where stage times are estimates.
-    double efficiency() const { return measured_ms > 0.0 ? bound_ms / measured_ms : 0.0; }
+    /// serial_ms / measured_ms: what the overlap bought. Given only where the stages were
+    /// measured in this run (StageTimes::measured); time every chunk to have it.
+    std::optional<double> speedup() const;
+    /// bound_ms / measured_ms: the share of the run the busiest engine was busy, at most 1.
+    /// Given only where the stages were measured in this run, as speedup().
+    std::optional<double> efficiency() const;
 
     /// @name Several devices (empty and 0 for a Pipeline of one device)
-    /// With several devices the fields above sum the stages over every device, measured_ms
+    /// With several devices the fields above sum the stages over every device (measured where
+    /// every device's were), measured_ms
     /// spans the first device's start to the last one's end (each device's own span is
     /// measured with its events; they are placed on the host clock), and bound_ms is the time
     /// of the busiest queues with the elements shared in proportion to each device's speed.
@@ -90,10 +97,9 @@ struct PipelineReport {
     /// each device's throughput is measured while sharing; a device that ran few chunks reads
     /// slower than it is.
     double fastest_alone_ms = 0.0;
-    /// fastest_alone_ms / measured_ms: what the other devices added (0 with one device).
-    double device_speedup() const {
-        return measured_ms > 0.0 ? fastest_alone_ms / measured_ms : 0.0;
-    }
+    /// fastest_alone_ms / measured_ms: what the other devices added, an estimate as
+    /// fastest_alone_ms is (none with one device).
+    std::optional<double> device_speedup() const;
     /// @}
 
     /// One track per stage (per queue with two queues), one span per stage of each timed chunk:

@@ -1,6 +1,8 @@
 #include "run/chunk_scheduler.hpp"
 
 #include "backend/backend_access.hpp"
+#include "runtime/enqueue_watch.hpp"
+#include "support/raise.hpp"
 #include "support/parallel_copy.hpp"
 
 #include <algorithm>
@@ -229,7 +231,19 @@ void ChunkScheduler::compute(std::size_t i) {
     views.halo_after = range.halo_after;
     views.row_width = arrays_.halo.row_width();
     timing_.begin_stage(i, after_compute, queue);
-    compute_(views);
+    {
+        EnqueueWatch watch(backend_of(queue)->device(), *backend_of(queue));
+        compute_(views);
+        if (!watch.unordered().empty())
+            raise_argument(
+                "Pipeline::run",
+                "the compute function of chunk " + std::to_string(i) + " enqueued " +
+                    watch.unordered() +
+                    " on another queue of the chunk's device, and chunk.queue did not wait for "
+                    "it: the chunk's download waits only for chunk.queue, so it could read the "
+                    "chunk before that work wrote it; expected the chunk's work on chunk.queue, "
+                    "or chunk.queue.wait(event) on an event recorded after it");
+    }
     // A download on another queue waits for the compute's end: an untimed mark (the compute
     // function's own events are not ours), also in a timed chunk, for the reason upload() gives.
     // A mark is the last enqueue's own event where the backend can: no timestamp, no new event

@@ -12,6 +12,7 @@ void DeviceReportMerger::add(const DeviceShare& share) {
     row.device = share.label;
     row.chunks = own.chunks;
     for (std::size_t size : own.chunk_sizes) row.elements += size;
+    row.stage_times = own.stage_times;
     row.upload_ms = own.upload_ms;
     row.compute_ms = own.compute_ms;
     row.download_ms = own.download_ms;
@@ -21,6 +22,8 @@ void DeviceReportMerger::add(const DeviceShare& share) {
     if (own.bound_ms > 0.0) bound_rate_ += static_cast<double>(row.elements) / own.bound_ms;
     if (row.chunks > 0) end_ms_ = std::max(end_ms_, row.start_ms + row.measured_ms);
     timed_ += own.timed_chunks;
+    // The whole run's stages are as good as the worst device's.
+    if (row.chunks > 0) stage_times_ = std::max(stage_times_, own.stage_times);
 
     total_.upload_ms += row.upload_ms;
     total_.compute_ms += row.compute_ms;
@@ -48,8 +51,15 @@ void DeviceReportMerger::add(const DeviceShare& share) {
 
 void DeviceReportMerger::finish(std::size_t elements, std::string timing) {
     const auto count = static_cast<double>(elements);
-    total_.serial_ms = total_.upload_ms + total_.compute_ms + total_.download_ms;
-    total_.bound_ms = bound_rate_ > 0.0 ? count / bound_rate_ : 0.0;
+    total_.stage_times = stage_times_;
+    if (stage_times_ == StageTimes::not_measured) {
+        total_.upload_ms = total_.compute_ms = total_.download_ms = 0.0;
+    } else {
+        total_.serial_ms = total_.upload_ms + total_.compute_ms + total_.download_ms;
+        // Each device's bound lies within its own measured span, and every span within the
+        // run's, so with measured stages this bound does too.
+        total_.bound_ms = bound_rate_ > 0.0 ? count / bound_rate_ : 0.0;
+    }
     total_.measured_ms = end_ms_;
     total_.fastest_alone_ms = best_rate_ > 0.0 ? count / best_rate_ : 0.0;
     total_.timed_chunks = timed_;
@@ -63,21 +73,28 @@ std::string device_rows_text(const PipelineReport& report) {
     std::string text;
     char line[512];
     for (const PipelineDeviceRow& row : report.devices) {
+        char stages[160] = "stages not measured";
+        if (row.stage_times != StageTimes::not_measured)
+            std::snprintf(stages, sizeof stages, "upload %.3f ms, compute %.3f ms, download "
+                          "%.3f ms%s", row.upload_ms, row.compute_ms, row.download_ms,
+                          row.stage_times == StageTimes::estimated ? " (estimated)" : "");
         std::snprintf(line, sizeof line,
-                      "device %zu, %s: %zu chunks, %zu elements (%.1f%%); upload %.3f ms, "
-                      "compute %.3f ms, download %.3f ms; measured %.3f ms from +%.3f ms\n",
+                      "device %zu, %s: %zu chunks, %zu elements (%.1f%%); %s; measured %.3f ms "
+                      "from +%.3f ms\n",
                       row.device_index, row.device.c_str(), row.chunks, row.elements,
                       100.0 * static_cast<double>(row.elements) /
                           static_cast<double>(std::max<std::size_t>(1, all)),
-                      row.upload_ms, row.compute_ms, row.download_ms, row.measured_ms,
-                      row.start_ms);
+                      row.chunks > 0 ? stages : "no work", row.measured_ms, row.start_ms);
         text += line;
     }
-    std::snprintf(line, sizeof line,
-                  "%.2fx the fastest device alone (estimated from its throughput in this run: "
-                  "%.3f ms)\n",
-                  report.device_speedup(), report.fastest_alone_ms);
-    return text + line;
+    if (const auto speedup = report.device_speedup()) {
+        std::snprintf(line, sizeof line,
+                      "%.2fx the fastest device alone (estimated from its throughput in this "
+                      "run: %.3f ms)\n",
+                      *speedup, report.fastest_alone_ms);
+        text += line;
+    }
+    return text;
 }
 
 }  // namespace dualrt::detail

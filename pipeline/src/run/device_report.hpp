@@ -42,6 +42,7 @@ private:
     double best_rate_ = 0.0;   // the best device's elements per ms
     double end_ms_ = 0.0;      // the last device's end, from the first one's start
     std::size_t timed_ = 0;
+    StageTimes stage_times_ = StageTimes::measured;  // the worst of the devices that ran chunks
 };
 
 // The lines PipelineReport::summary() adds for several devices: one per device and the speedup
