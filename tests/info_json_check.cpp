@@ -166,9 +166,12 @@ void check_document(Checker& c, const json& doc) {
                        {"pci_bus_id", Kind::string_or_null},
                        {"shares_host_memory", Kind::boolean},
                        {"can_map_host_memory", Kind::boolean},
-                       {"zero_copy_worthwhile", Kind::boolean}}))
+                       {"zero_copy_worthwhile", Kind::boolean},
+                       {"recording", Kind::string}}))
             continue;
         c.one_of(at(d, "type"), where + ".type", {"gpu", "cpu", "accelerator", "other"});
+        c.one_of(at(d, "recording"), where + ".recording",
+                 {"none", "graph", "command buffer", "command list"});
         const json& backend = at(d, "backend");
         if (backend.is_string() && available.count(backend.get<std::string>()) == 0)
             c.problem(where + ".backend " + backend.dump() + " is not an available backend");

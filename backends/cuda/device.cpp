@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "mapped_buffer.hpp"
 #include "queue.hpp"
+#include "recording.hpp"
 #include "support/log.hpp"
 
 #include <cctype>
@@ -111,6 +112,7 @@ DeviceImpl::DeviceImpl(CUdevice device, int index, int driver_version) : device_
     info_.shares_host_memory = get(CU_DEVICE_ATTRIBUTE_INTEGRATED, "whether it is integrated") != 0;
     info_.can_map_host_memory =
         get(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, "whether it can map host memory") != 0;
+    info_.recording = RecordingPath::graph;
     info_.pci_bus_id = pci_text(get(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, "the PCI domain"),
                                 get(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, "the PCI bus"),
                                 get(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "the PCI device"));
@@ -226,6 +228,10 @@ std::shared_ptr<backend::MappedBufferImpl> DeviceImpl::create_mapped_buffer(std:
 
 std::shared_ptr<backend::QueueImpl> DeviceImpl::create_queue(bool timed) {
     return std::make_shared<QueueImpl>(self(), timed);
+}
+
+std::unique_ptr<backend::RecorderImpl> DeviceImpl::create_recorder(backend::QueueImpl&) {
+    return make_recorder(self());
 }
 
 std::shared_ptr<backend::KernelImpl> DeviceImpl::kernel(const std::string& name) {

@@ -56,6 +56,8 @@ public:
                                                                   std::size_t bytes) override;
     std::shared_ptr<backend::MappedBufferImpl> create_mapped_buffer(std::size_t bytes) override;
     std::shared_ptr<backend::QueueImpl> create_queue(bool timed) override;
+    // CUDA graphs (recording.hpp).
+    std::unique_ptr<backend::RecorderImpl> create_recorder(backend::QueueImpl& queue) override;
     std::shared_ptr<backend::KernelImpl> kernel(const std::string& name) override;
     std::vector<std::string> load_source(const std::string& name,
                                          const std::string& text) override;

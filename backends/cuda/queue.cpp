@@ -197,6 +197,13 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
     });
 }
 
+backend::EventPtr QueueImpl::launch_graph(CUgraphExec graph) {
+    ScopedContext current(device_->context());
+    return enqueue(Sync::async, [&] {
+        CU_CHECK(cuGraphLaunch(graph, stream_), describe("replaying a recording (a CUDA graph)"));
+    });
+}
+
 backend::EventPtr QueueImpl::copy_peer(backend::BufferImpl& dst, std::size_t dst_offset,
                                       backend::BufferImpl& src, std::size_t src_offset,
                                       std::size_t bytes) {

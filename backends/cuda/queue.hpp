@@ -77,6 +77,11 @@ public:
     // event.
     NativeHandle native_handle() const override;
 
+    // --- for recordings (recording.hpp) ---
+
+    // cuGraphLaunch of `graph` on the stream, in this queue's order like any enqueue; its event.
+    backend::EventPtr launch_graph(CUgraphExec graph);
+
     // --- for EventImpl ---
 
     const std::shared_ptr<DeviceImpl>& cuda_device() const { return device_; }

@@ -112,6 +112,9 @@ public:
 
     const backend::DeviceImpl& device() const override;
     void* data() override { return data_; }
+    // The memory object, for commands that copy between memory objects (command buffers have
+    // no copy from a host pointer). It is mapped for the host for its whole life.
+    const cl::Buffer& cl_buffer() const { return buffer_; }
     std::size_t bytes() const override { return bytes_; }
     NativeHandle native_handle() const override;  // cl_mem, owned by this object
 

@@ -130,6 +130,11 @@ DeviceImpl::DeviceImpl(cl::Device device, std::string platform_name, int index)
 
     const std::string extensions = CL_CHECK(device_.getInfo<CL_DEVICE_EXTENSIONS>(), context);
     info_.pci_bus_id = pci_bus_id(device_, extensions, context);
+    recording_ = recording_support(device_, extensions);
+    info_.recording = recording_.path;
+    if (!recording_.why_not.empty())
+        detail::log().debug("OpenCL device {} '{}' records as a command list: {}", index,
+                            info_.name, recording_.why_not);
     // copy_engines stays unknown: OpenCL cannot count copy engines, and NVIDIA's
     // CL_DEVICE_GPU_OVERLAP_NV only says that there is at least one (an H200 has three).
 }
@@ -189,6 +194,12 @@ void DeviceImpl::check_allocation_size(std::size_t bytes, const char* what) cons
                   "CL_DEVICE_MAX_MEM_ALLOC_SIZE = " +
                   detail::format_bytes(static_cast<std::size_t>(max_alloc_bytes_));
     detail::raise(std::move(info));
+}
+
+std::unique_ptr<backend::RecorderImpl> DeviceImpl::create_recorder(backend::QueueImpl& queue) {
+    // The core hands a device only its own queues.
+    return make_recorder(self(), static_cast<QueueImpl&>(queue).shared_from_this(),
+                         recording_.api);
 }
 
 std::shared_ptr<backend::BufferImpl> DeviceImpl::create_buffer(std::size_t bytes) {

@@ -4,6 +4,7 @@
 #include "backend/backend.hpp"
 #include "cl.hpp"
 #include "program.hpp"
+#include "recording.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +52,8 @@ public:
     ImportLimit largest_import() const override;
     NativeHandle native_handle() const override;   // cl_device_id, owned by this object
     NativeHandle native_context() const override;  // cl_context, owned by this object
+    // Command buffers or a command list, as info().recording says (recording.hpp).
+    std::unique_ptr<backend::RecorderImpl> create_recorder(backend::QueueImpl& queue) override;
     // Interop (wrap.cpp): queues, buffers and events of context().
     std::shared_ptr<backend::QueueImpl> wrap_queue(NativeHandle queue,
                                                    Ownership ownership) override;
@@ -100,6 +103,7 @@ private:
     std::uint64_t max_alloc_bytes_ = 0;
     std::size_t sub_buffer_alignment_ = 1;
     bool pocl_ = false;
+    RecordingSupport recording_;
 
     mutable std::mutex runtime_mutex_;
     mutable std::optional<Runtime> runtime_;  // set once under runtime_mutex_, never reset

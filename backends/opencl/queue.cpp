@@ -7,6 +7,8 @@
 #include "check.hpp"
 #include "device.hpp"
 #include "event.hpp"
+#include "fill.hpp"
+#include "kernel_arguments.hpp"
 #include "pocl_launch_guard.hpp"
 #include "program.hpp"
 #include "support/environment.hpp"
@@ -46,49 +48,6 @@ std::string extent_text(int dims, const std::size_t (&extent)[3]) {
     std::string text = std::to_string(extent[0]);
     for (int axis = 1; axis < dims; ++axis) text += "x" + std::to_string(extent[axis]);
     return text;
-}
-
-template <std::size_t N>
-void fill_with(const cl::CommandQueue& queue, const cl::Buffer& buffer, const void* pattern,
-               std::size_t offset, std::size_t bytes, cl::Event* event) {
-    std::array<unsigned char, N> value;
-    static_assert(sizeof value == N, "the pattern must be exactly N bytes");
-    std::memcpy(value.data(), pattern, N);
-    queue.enqueueFillBuffer(buffer, value, offset, bytes, nullptr, event);
-}
-
-// clEnqueueFillBuffer with a pattern of pattern_size bytes (a power of two up to 128, checked by
-// the core). CLHPP takes the pattern's size from its type, hence one instantiation per size.
-void enqueue_fill_piece(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                        const void* pattern, std::size_t pattern_size, std::size_t offset,
-                        std::size_t bytes, cl::Event* event) {
-    switch (pattern_size) {
-    case 1: return fill_with<1>(queue, buffer, pattern, offset, bytes, event);
-    case 2: return fill_with<2>(queue, buffer, pattern, offset, bytes, event);
-    case 4: return fill_with<4>(queue, buffer, pattern, offset, bytes, event);
-    case 8: return fill_with<8>(queue, buffer, pattern, offset, bytes, event);
-    case 16: return fill_with<16>(queue, buffer, pattern, offset, bytes, event);
-    case 32: return fill_with<32>(queue, buffer, pattern, offset, bytes, event);
-    case 64: return fill_with<64>(queue, buffer, pattern, offset, bytes, event);
-    case 128: return fill_with<128>(queue, buffer, pattern, offset, bytes, event);
-    default: throw cl::Error(CL_INVALID_VALUE, "clEnqueueFillBuffer");
-    }
-}
-
-// NVIDIA's OpenCL (580, H200) faults with -9999 when a 1-byte-pattern clEnqueueFillBuffer reaches
-// past 2 GiB of its buffer, whether in one call or in 1 GiB pieces: an index of 32 bits inside the
-// driver, counting pattern elements. So the pattern is widened, repeated up to 128 bytes as far as
-// the offset and size allow, which keeps the element count of any buffer below 2^31 (128-byte
-// elements reach 256 GiB). The filled bytes are the same.
-void enqueue_fill(const cl::CommandQueue& queue, const cl::Buffer& buffer, const void* pattern,
-                  std::size_t pattern_size, std::size_t offset, std::size_t bytes,
-                  cl::Event* event) {
-    std::size_t width = pattern_size;
-    while (width < 128 && offset % (2 * width) == 0 && bytes % (2 * width) == 0) width *= 2;
-    std::array<unsigned char, 128> wide{};
-    for (std::size_t at = 0; at < width; at += pattern_size)
-        std::memcpy(wide.data() + at, pattern, pattern_size);
-    enqueue_fill_piece(queue, buffer, wide.data(), width, offset, bytes, event);
 }
 
 // The sub-buffers that pass a launch's buffer views (BufferImpl::kernel_argument), kept until the
@@ -272,6 +231,11 @@ backend::EventPtr QueueImpl::enqueue_blocking_transfer(Command&& command) {
     return event;
 }
 
+backend::EventPtr QueueImpl::enqueue_replay(
+    const std::function<void(const cl::CommandQueue&, cl::Event*)>& commands) {
+    return enqueue(false, [&](cl::Event* event) { commands(queue_, event); });
+}
+
 backend::EventPtr QueueImpl::copy_to_device(backend::BufferImpl& dst, std::size_t dst_offset,
                                             const void* src, std::size_t bytes, Sync sync) {
     const cl::Buffer& buffer = ours(dst).cl_buffer();
@@ -346,27 +310,8 @@ backend::EventPtr QueueImpl::launch(backend::KernelImpl& kernel,
     // it, never the other way round).
     std::lock_guard<std::mutex> lock(state.launch_mutex);
     const ClearBufferArguments clear(state, args);  // after enqueueing, still under the lock
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const backend::KernelArg& arg = args[i];
-        const auto index = static_cast<cl_uint>(i);
-        switch (arg.kind) {
-        case backend::ParamInfo::Kind::buffer: {
-            // A whole buffer is passed as is (`args` holds it for the call: no retain and
-            // release), a view as a sub-buffer made for this launch.
-            const cl::Buffer& value =
-                ours(*arg.buffer).kernel_argument(arg.offset, arg.bytes, sub_buffers.next());
-            CL_CHECK(state.kernel.setArg(index, value), arg_context(i));
-            break;
-        }
-        case backend::ParamInfo::Kind::local:
-            CL_CHECK(state.kernel.setArg(index, arg.bytes, nullptr), arg_context(i));
-            break;
-        case backend::ParamInfo::Kind::scalar:
-        case backend::ParamInfo::Kind::unknown:
-            CL_CHECK(state.kernel.setArg(index, arg.bytes, arg.value), arg_context(i));
-            break;
-        }
-    }
+    set_kernel_arguments(
+        state.kernel, args, [&]() -> cl::Buffer& { return sub_buffers.next(); }, arg_context);
     const auto enqueue_launch = [&](cl::Event* event) {
         CL_CHECK(queue_.enqueueNDRangeKernel(state.kernel, cl::NullRange, global, local, nullptr,
                                              event),

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,6 +79,14 @@ public:
     // cl_command_queue, owned by this object. Makes the marker of the last enqueue's pending event
     // first, so that commands the caller adds to the queue natively do not delay that event.
     NativeHandle native_handle() const override;
+
+    // --- for recordings (recording.hpp) ---
+
+    // Enqueues a replay in this queue's order like any command: `commands(queue, event)`
+    // enqueues its commands on `queue`, asking for the last one's event where `event` is not
+    // null. Returns the replay's event, pending as every enqueue's.
+    backend::EventPtr enqueue_replay(
+        const std::function<void(const cl::CommandQueue&, cl::Event*)>& commands);
 
     // --- for EventImpl ---
 

@@ -65,7 +65,8 @@ void print_devices() {
                   << "\n  PCI bus       " << i.pci_bus_id.value_or("unknown")
                   << "\n  host memory   "
                   << (i.shares_host_memory ? "shared with the device" : "separate from the device")
-                  << "\n  zero-copy     " << zero_copy(i) << "\n";
+                  << "\n  zero-copy     " << zero_copy(i)
+                  << "\n  recording     " << dualrt::to_string(i.recording) << "\n";
     }
 }
 

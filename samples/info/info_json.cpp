@@ -51,7 +51,8 @@ json device_json(const DeviceInfo& i) {
             {"pci_bus_id", i.pci_bus_id ? json(*i.pci_bus_id) : json(nullptr)},
             {"shares_host_memory", i.shares_host_memory},
             {"can_map_host_memory", i.can_map_host_memory},
-            {"zero_copy_worthwhile", i.zero_copy_worthwhile()}};
+            {"zero_copy_worthwhile", i.zero_copy_worthwhile()},
+            {"recording", dualrt::to_string(i.recording)}};
 }
 
 json error_json(const std::string& errc, const std::string& message) {

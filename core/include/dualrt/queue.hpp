@@ -6,6 +6,7 @@
 #include <dualrt/event.hpp>
 #include <dualrt/host_buffer.hpp>
 #include <dualrt/kernel.hpp>
+#include <dualrt/recording.hpp>
 #include <dualrt/types.hpp>
 
 #include <array>
@@ -19,6 +20,10 @@ namespace backend {
 class DeviceImpl;
 class EventImpl;
 class QueueImpl;
+}
+namespace detail {
+class QueueRecording;
+struct RecordingState;
 }
 class Device;
 
@@ -153,6 +158,31 @@ public:
     void wait(const Event& event);
     void finish();                  ///< blocks until everything enqueued so far has completed
 
+    /// @name Recording (recording.hpp)
+    /// @{
+
+    /// From now until end_recording(), copies, fills and launches enqueued on this queue are
+    /// recorded instead of run; each returns an Event that exists only in the recording (waiting
+    /// for it, or timing it, is Errc::invalid_argument). Throws Errc::invalid_argument when the
+    /// queue is recording already, Errc::unavailable when the device cannot record
+    /// (DeviceInfo::recording is RecordingPath::none).
+    void begin_recording();
+    /// Whether the queue is recording.
+    bool recording() const;
+    /// Ends the recording and returns it, ready to replay on any queue of this device. Throws
+    /// Errc::invalid_argument when the queue is not recording or recorded no command.
+    Recording end_recording();
+    /// Ends the recording into `into`, a Recording of this device made before: its replays from
+    /// now on run the new commands. Where the backend can, the executable work is updated in
+    /// place, which costs less than building it anew (CUDA graphs whose commands keep their kinds
+    /// and order: new scalar arguments, other buffers of the same sizes); otherwise it is built
+    /// anew. Recording::updated_in_place() says which happened.
+    void end_recording(Recording& into);
+    /// Enqueues the recorded commands as one unit, after the work enqueued on this queue before;
+    /// the returned Event ends when they have. `recording` must be of this queue's device.
+    Event replay(const Recording& recording);
+    /// @}
+
     /// cl_command_queue / CUstream. Work enqueued on it natively runs after the work enqueued here
     /// so far; the Events returned so far do not include it.
     NativeHandle native_handle() const;
@@ -175,6 +205,14 @@ private:
     void require_same_device(const char* operation, const BufferView& buffer,
                              const char* role) const;
     Event after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync);
+    // The recording under way on this queue, for a command of `operation` (null when none);
+    // refuses Sync::blocking, which a recorded command cannot honour.
+    detail::QueueRecording* recording_for(const char* operation, Sync sync) const;
+    Event recorded() const;  // the Event a recorded command returns
+    void refuse_while_recording(const char* operation) const;  // for what cannot be recorded
+    // end_recording's work: the recording as a state, updating `previous` where it can.
+    std::shared_ptr<detail::RecordingState> finish_recording(
+        const std::shared_ptr<detail::RecordingState>& previous);
 
     std::shared_ptr<backend::QueueImpl> impl_;
     std::shared_ptr<backend::DeviceImpl> device_;

@@ -20,6 +20,9 @@ inline constexpr const char* env_plugin_path = "DUALRT_PLUGIN_PATH";  ///< extra
 inline constexpr const char* env_sync = "DUALRT_SYNC";  ///< "1": wait after every enqueue
 inline constexpr const char* env_staging_limit = "DUALRT_STAGING_LIMIT";  ///< bytes, K/M/G; 0: off
 inline constexpr const char* env_copy_threads = "DUALRT_COPY_THREADS";  ///< host memcpy threads
+/// "command_list": OpenCL devices record as a list of prepared commands even where they have
+/// command buffers (DeviceInfo::recording); unset or "auto": the best path each device has
+inline constexpr const char* env_recording = "DUALRT_RECORDING";
 /// program cache folder; "off": none
 inline constexpr const char* env_cache_dir = "DUALRT_CACHE_DIR";
 /// @}

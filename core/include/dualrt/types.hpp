@@ -73,6 +73,19 @@ enum class DeviceType {
 /// The type's name: "GPU", "CPU", "accelerator" or "other".
 const char* to_string(DeviceType type) noexcept;
 
+/// How a device records commands and replays them (Queue::begin_recording, recording.hpp).
+enum class RecordingPath {
+    none,            ///< the device cannot record
+    graph,           ///< CUDA graphs: a replay is one graph launch
+    command_buffer,  ///< OpenCL cl_khr_command_buffer: a replay is one command-buffer enqueue
+    /// dualrt's own list of prepared commands (OpenCL devices without command buffers): each
+    /// replayed command is one driver call, its checks, lookups and kernel arguments done when
+    /// it was recorded
+    command_list
+};
+/// The path in words: "none", "graph", "command buffer" or "command list".
+const char* to_string(RecordingPath path) noexcept;
+
 /// What a backend can tell about a device. Fields a backend cannot determine are empty optionals.
 struct DeviceInfo {
     Backend backend = Backend::opencl;  ///< the backend the device belongs to
@@ -94,6 +107,9 @@ struct DeviceInfo {
     /// Whether the device was made by dualrt::wrap_device around an application's context
     /// (interop.hpp), apart from the device of the same `index` that dualrt::devices() lists.
     bool wrapped_context = false;
+    /// How this device records and replays commands (RecordingPath); the environment variable
+    /// DUALRT_RECORDING=command_list makes OpenCL devices take the command list.
+    RecordingPath recording = RecordingPath::none;
 
     /// @name Zero-copy
     /// Device::alloc_mapped, docs/zero-copy.md.

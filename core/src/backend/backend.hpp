@@ -29,13 +29,18 @@ class LaunchJournal;  // the launches in flight on one device (launch_journal.hp
 struct LaunchJournalDeleter {
     void operator()(LaunchJournal* journal) const noexcept;
 };
+class QueueRecording;  // the recording under way on one queue (runtime/queue_recording.hpp)
+struct QueueRecordingDeleter {
+    void operator()(QueueRecording* recording) const noexcept;
+};
+using QueueRecordingPtr = std::unique_ptr<QueueRecording, QueueRecordingDeleter>;
 }  // namespace dualrt::detail
 
 namespace dualrt::backend {
 
 // Bumped whenever any class below changes layout or meaning (the history is in git). A module
 // built against another version is refused by the registry instead of crashing.
-inline constexpr int api_version = 13;
+inline constexpr int api_version = 14;
 
 class DeviceImpl;
 class BufferImpl;
@@ -176,6 +181,38 @@ struct LaunchGeometry {
     std::size_t local[3] = {1, 1, 1};
 };
 
+// Recorded commands, replayed as one unit (Queue::replay). Holds what its commands need of the
+// driver; the core keeps the buffers, host buffers and kernels they use alive as long as it.
+class RecordingImpl {
+public:
+    virtual ~RecordingImpl() = default;
+    // Enqueues the recorded commands on `queue` (of the recording's device, checked by the core)
+    // after the queue's earlier work, and returns the event of their end.
+    virtual EventPtr replay(QueueImpl& queue) = 0;
+};
+
+// Records commands, in order, into one RecordingImpl. The core has checked every argument as for
+// the queue's own methods, that host memory lies in `host` (pinned memory this device copies by
+// DMA, `host_offset` bytes into it), and that nothing recorded needs the host at replay.
+class RecorderImpl {
+public:
+    virtual ~RecorderImpl() = default;
+    virtual void copy_to_device(BufferImpl& dst, std::size_t dst_offset, HostBufferImpl& host,
+                                std::size_t host_offset, std::size_t bytes) = 0;
+    virtual void copy_to_host(HostBufferImpl& host, std::size_t host_offset, BufferImpl& src,
+                              std::size_t src_offset, std::size_t bytes) = 0;
+    virtual void copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
+                             std::size_t src_offset, std::size_t bytes) = 0;
+    virtual void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes,
+                      const void* pattern, std::size_t pattern_size) = 0;
+    virtual void launch(KernelImpl& kernel, const LaunchGeometry& geometry, KernelArgs args) = 0;
+    // Ends the recording: its commands as a RecordingImpl. With `previous` (a recording of this
+    // device's backend made before, or null) the backend may update its executable work in
+    // place instead and return it, setting `updated`.
+    virtual std::shared_ptr<RecordingImpl> finish(const std::shared_ptr<RecordingImpl>& previous,
+                                                  bool& updated) = 0;
+};
+
 // An in-order queue. Every enqueue returns the event of the enqueued work. With Sync::blocking
 // the call returns after the work has completed.
 class QueueImpl {
@@ -227,6 +264,14 @@ public:
     // starts by itself (CUDA).
     virtual void submit() {}
     virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
+
+    // The core's recording under way on this queue (Queue::begin_recording), else null: the
+    // queue's commands go to its RecorderImpl instead of to the methods above.
+    detail::QueueRecording* recording() const noexcept { return recording_.get(); }
+    detail::QueueRecordingPtr& recording_slot() noexcept { return recording_; }
+
+private:
+    detail::QueueRecordingPtr recording_;
 };
 
 // Always made with std::make_shared: the core turns a child's reference to its device back into
@@ -304,6 +349,9 @@ public:
     virtual ImportLimit largest_import() const;
     virtual NativeHandle native_handle() const = 0;   // cl_device_id / CUdevice
     virtual NativeHandle native_context() const = 0; // cl_context / CUcontext
+    // (optional) A recorder of commands for `queue` (of this device), on the path info().recording
+    // names. Defaults to Errc::unavailable: this backend cannot record.
+    virtual std::unique_ptr<RecorderImpl> create_recorder(QueueImpl& queue);
 
     // --- Interop: objects made around the application's handles (interop.hpp) ---
     // Each hook makes an Impl around one handle of this backend, owned (Ownership::adopt:

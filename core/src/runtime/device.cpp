@@ -95,6 +95,14 @@ bool backend::DeviceImpl::can_copy_peer(const DeviceImpl&) const { return false;
 
 backend::EventPtr backend::QueueImpl::mark() { return record(); }
 
+std::unique_ptr<backend::RecorderImpl> backend::DeviceImpl::create_recorder(QueueImpl&) {
+    detail::raise_argument("Queue::begin_recording",
+                           "device '" + info().name + "' (" + detail::device_label(info()) +
+                               "): this backend cannot record commands "
+                               "(DeviceInfo::recording is none); enqueue them one by one",
+                           Errc::unavailable);
+}
+
 backend::EventPtr backend::QueueImpl::copy_peer(BufferImpl&, std::size_t, BufferImpl&,
                                                 std::size_t, std::size_t) {
     detail::raise_argument("Queue::copy (between devices)",

@@ -8,6 +8,7 @@
 #include "backend/launch_journal.hpp"
 #include "kernels/launch_check.hpp"
 #include "runtime/enqueue_watch.hpp"
+#include "runtime/queue_recording.hpp"
 #include "staging/cross_device.hpp"
 #include "staging/pinned_ranges.hpp"
 #include "staging/staged_copy.hpp"
@@ -23,6 +24,22 @@ namespace {
 
 std::string elements(std::size_t bytes, std::size_t elem_size) {
     return std::to_string(bytes / elem_size) + (elem_size == 1 ? " bytes" : " elements");
+}
+
+// The pinned allocation a recorded copy's host side lies in: a replay runs with no host to stage
+// pageable memory through.
+detail::PinnedHolder recorded_host_memory(const char* operation, const char* role,
+                                          const backend::DeviceImpl& device, const void* data,
+                                          std::size_t bytes) {
+    auto holder = detail::pinned_holder(device, data, bytes);
+    if (!holder)
+        detail::raise_argument(operation,
+                               std::string("the ") + role + " is pageable host memory (or "
+                               "pinned for another device), which only the host can copy, and "
+                               "a replay runs without it; record copies from and to a "
+                               "HostBuffer of this device, memory registered with it "
+                               "(Device::register_host), or a pointer into either");
+    return std::move(*holder);
 }
 
 }  // namespace
@@ -76,8 +93,15 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
                                        ", the destination buffer " +
                                        elements(dst.bytes(), elem_size) +
                                        " (copy into dst.view(offset, count) for part of a buffer)");
-    if (bytes == 0) return record();
+    if (bytes == 0) return impl_->recording() ? recorded() : record();
     if (src == nullptr) detail::raise_argument(op, "the source pointer is null");
+    if (auto* recording = recording_for(op, sync)) {
+        const auto pinned = recorded_host_memory(op, "source", *device_, src, bytes);
+        recording->recorder().copy_to_device(*detail::backend_of(dst), dst.offset_bytes(),
+                                             *pinned.buffer, pinned.offset, bytes);
+        recording->add({detail::backend_of(dst), pinned.buffer});
+        return recorded();
+    }
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, src, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
@@ -103,8 +127,15 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
                                        elements(src.bytes(), elem_size) + ", the destination " +
                                        elements(bytes, elem_size) +
                                        " (copy from src.view(offset, count) for part of a buffer)");
-    if (bytes == 0) return record();
+    if (bytes == 0) return impl_->recording() ? recorded() : record();
     if (dst == nullptr) detail::raise_argument(op, "the destination pointer is null");
+    if (auto* recording = recording_for(op, sync)) {
+        const auto pinned = recorded_host_memory(op, "destination", *device_, dst, bytes);
+        recording->recorder().copy_to_host(*pinned.buffer, pinned.offset,
+                                           *detail::backend_of(src), src.offset_bytes(), bytes);
+        recording->add({detail::backend_of(src), pinned.buffer});
+        return recorded();
+    }
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, dst, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
@@ -138,7 +169,11 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
         detail::raise_argument(op, "size mismatch: the source holds " +
                                        elements(src.bytes(), elem_size) + ", the destination " +
                                        elements(dst.bytes(), elem_size));
-    if (src.bytes() == 0) return record();
+    if (src.bytes() == 0) return impl_->recording() ? recorded() : record();
+    auto* recording = recording_for(op, sync);
+    if (recording != nullptr && &to != &from)
+        detail::raise_argument(op, "a copy between devices cannot be recorded (it may pass "
+                                   "through the host); record copies within one device");
     if (&to != &from)
         return after_enqueue(detail::reporting_faults(*device_, [&] {
                                  return detail::copy_across(device_, *impl_, dst, src, sync);
@@ -149,6 +184,13 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
                          src.offset_bytes() < dst.offset_bytes() + dst.bytes();
     if (overlap)
         detail::raise_argument(op, "the source and destination ranges of one buffer overlap");
+    if (recording != nullptr) {
+        recording->recorder().copy_device(*detail::backend_of(dst), dst.offset_bytes(),
+                                          *detail::backend_of(src), src.offset_bytes(),
+                                          src.bytes());
+        recording->add({detail::backend_of(dst), detail::backend_of(src)});
+        return recorded();
+    }
     return after_enqueue(detail::reporting_faults(*device_, [&] {
                              return impl_->copy_device(*detail::backend_of(dst), dst.offset_bytes(),
                                                        *detail::backend_of(src), src.offset_bytes(),
@@ -170,7 +212,13 @@ Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t 
         detail::raise_argument(op, "the view starts at byte " + std::to_string(dst.offset_bytes()) +
                                        ", not a multiple of the " + std::to_string(pattern_size) +
                                        "-byte element");
-    if (dst.bytes() == 0) return record();
+    if (dst.bytes() == 0) return impl_->recording() ? recorded() : record();
+    if (auto* recording = recording_for(op, sync)) {
+        recording->recorder().fill(*detail::backend_of(dst), dst.offset_bytes(), dst.bytes(),
+                                   pattern, pattern_size);
+        recording->add({detail::backend_of(dst)});
+        return recorded();
+    }
     return after_enqueue(detail::reporting_faults(*device_, [&] {
                              return impl_->fill(*detail::backend_of(dst), dst.offset_bytes(),
                                                 dst.bytes(), pattern, pattern_size, sync);
@@ -192,6 +240,14 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
     const auto geometry = detail::launch_geometry(impl, global, local, device_->info());
     detail::CheckedArguments checked(count);
     detail::check_arguments(impl, args, count, *device_, checked);
+    if (auto* recording = recording_for("Queue::launch", Sync::async)) {
+        recording->recorder().launch(impl, geometry, checked.view());
+        recording->add({detail::backend_of(kernel)});
+        for (std::size_t i = 0; i < count; ++i)
+            if (args[i].kind == KernelArgument::Kind::buffer)
+                recording->keep(detail::backend_of(*args[i].buffer));
+        return recorded();
+    }
     auto event = detail::reporting_faults(
         *device_, [&] { return impl_->launch(impl, geometry, checked.view()); });
     detail::journal_launch(*device_, impl_.get(), impl.name());
@@ -202,17 +258,24 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
 
 Event Queue::record() {
     require_valid("Queue::record");
+    refuse_while_recording("Queue::record");
     return Event(detail::reporting_faults(*device_, [&] { return impl_->record(); }));
 }
 
 Event Queue::mark() {
     require_valid("Queue::mark");
+    refuse_while_recording("Queue::mark");
     return Event(detail::reporting_faults(*device_, [&] { return impl_->mark(); }));
 }
 
 void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
+    refuse_while_recording("Queue::wait");
+    if (detail::is_recorded_event(*detail::backend_of(event)))
+        detail::raise_argument("Queue::wait", "the Event is of a recorded command, which runs "
+                                              "only when replayed; wait for the Event "
+                                              "Queue::replay returns instead");
     detail::reporting_faults(*device_, [&] {
         auto& waited = *detail::backend_of(event);
         if (&waited.device() == device_.get()) impl_->wait_for(waited);
@@ -223,6 +286,7 @@ void Queue::wait(const Event& event) {
 
 void Queue::finish() {
     require_valid("Queue::finish");
+    refuse_while_recording("Queue::finish");
     detail::reporting_faults(*device_, [&] { impl_->finish(); });
     detail::journal_queue_done(*device_, impl_.get());
     detail::watch_finish(*impl_);

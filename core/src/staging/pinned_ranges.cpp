@@ -18,6 +18,7 @@ struct Entry {
     std::size_t bytes;
     PinnedOrigin origin;
     const backend::DeviceImpl* device;
+    std::weak_ptr<backend::HostBufferImpl> buffer;  // the pinned allocation itself
     // The whole range registered with other devices too (pin_also_for), released with the
     // entry; a null registration records a driver that refused, so it is asked once.
     std::vector<std::pair<const backend::DeviceImpl*, std::shared_ptr<backend::HostBufferImpl>>>
@@ -26,8 +27,8 @@ struct Entry {
     // Whether `other` can copy this range by DMA; unset when it has not been asked to register.
     std::optional<bool> dma_for(const backend::DeviceImpl& other) const {
         if (pinned_alike(*device, other)) return true;
-        for (const auto& [registered, buffer] : also)
-            if (registered == &other) return buffer != nullptr;
+        for (const auto& [registered, registration] : also)
+            if (registered == &other) return registration != nullptr;
         return std::nullopt;
     }
 };
@@ -44,9 +45,9 @@ public:
     }
 
     void add(const void* begin, std::size_t bytes, PinnedOrigin origin,
-             const backend::DeviceImpl* device) {
+             const backend::DeviceImpl* device, std::weak_ptr<backend::HostBufferImpl> buffer) {
         std::unique_lock<std::shared_mutex> lock(mutex_);
-        ranges_[address(begin)] = Entry{bytes, origin, device, {}};
+        ranges_[address(begin)] = Entry{bytes, origin, device, std::move(buffer), {}};
     }
     void remove(const void* begin) {
         decltype(ranges_)::node_type gone;  // its registrations are released after the unlock
@@ -121,8 +122,29 @@ std::shared_ptr<backend::HostBufferImpl> track_pinned(std::shared_ptr<backend::H
                                                       PinnedOrigin origin) {
     auto holder = std::make_shared<Tracked>(std::move(impl));
     backend::HostBufferImpl* raw = holder->impl.get();
-    PinnedRangeTable::instance().add(raw->data(), raw->bytes(), origin, &raw->device());
-    return std::shared_ptr<backend::HostBufferImpl>(std::move(holder), raw);  // aliasing
+    std::shared_ptr<backend::HostBufferImpl> tracked(std::move(holder), raw);  // aliasing
+    PinnedRangeTable::instance().add(raw->data(), raw->bytes(), origin, &raw->device(), tracked);
+    return tracked;
+}
+
+std::optional<PinnedHolder> pinned_holder(const backend::DeviceImpl& device, const void* data,
+                                          std::size_t bytes) {
+    return PinnedRangeTable::instance().find(
+        data, [&](const PinnedRangeTable::Item* item) -> std::optional<PinnedHolder> {
+            if (item == nullptr) return std::nullopt;
+            const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(data);
+            if (at + bytes > item->first + item->second.bytes) return std::nullopt;
+            PinnedHolder holder;
+            holder.offset = at - item->first;
+            if (pinned_alike(*item->second.device, device)) {
+                holder.buffer = item->second.buffer.lock();
+            } else {
+                for (const auto& [registered, registration] : item->second.also)
+                    if (registered == &device) holder.buffer = registration;
+            }
+            if (!holder.buffer) return std::nullopt;
+            return holder;
+        });
 }
 
 bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_t bytes) {

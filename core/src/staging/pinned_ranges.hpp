@@ -47,6 +47,18 @@ bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_
 // the registry's lock is not held while the driver registers.
 bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes);
 
+// The pinned allocation that holds all of [data, data + bytes) and that `device` copies by DMA as
+// it is (its own, or any CUDA device's on CUDA, or one registered with it by pin_also_for), and
+// the range's offset in it; none where no such live allocation holds it. For recordings, whose
+// commands name the allocation rather than a pointer (OpenCL command buffers copy between
+// memory objects) and keep it alive.
+struct PinnedHolder {
+    std::shared_ptr<backend::HostBufferImpl> buffer;
+    std::size_t offset = 0;
+};
+std::optional<PinnedHolder> pinned_holder(const backend::DeviceImpl& device, const void* data,
+                                          std::size_t bytes);
+
 // A live pinned range that overlaps [data, data + bytes), if any (for register_host's check).
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes);
 

@@ -105,6 +105,13 @@ std::optional<std::size_t> copy_threads_from_environment() {
     return threads;
 }
 
+bool command_lists_forced() {
+    const auto value = read(env_recording);
+    if (!value || value->empty() || *value == "auto") return false;
+    if (*value == "command_list") return true;
+    bad_value(env_recording, *value, "auto (the default) or command_list");
+}
+
 std::vector<std::string> plugin_folders_from_environment(bool strict) {
     std::vector<std::string> folders;
     const auto value = read(env_plugin_path);
@@ -132,6 +139,7 @@ void check_environment() {
     parse_switch(env_sync, read(env_sync));
     staging_limit_from_environment();
     copy_threads_from_environment();
+    command_lists_forced();
     plugin_folders_from_environment(true);
     check_cache_dir();
 }

@@ -26,6 +26,10 @@ std::optional<std::size_t> staging_limit_from_environment();
 // when unset or empty.
 std::optional<std::size_t> copy_threads_from_environment();
 
+// DUALRT_RECORDING=command_list: OpenCL devices record as command lists even where they have
+// command buffers (to test that path on any device). False when unset, empty or "auto".
+bool command_lists_forced();
+
 // The folders of DUALRT_PLUGIN_PATH, in order (empty entries skipped). `strict`: one that is not
 // a folder is an error (select); otherwise it is kept, and module loading reports what is missing
 // where it looked (the registry, which lists backends without throwing).

@@ -21,6 +21,16 @@ const char* to_string(DeviceType type) noexcept {
     return "unknown";
 }
 
+const char* to_string(RecordingPath path) noexcept {
+    switch (path) {
+        case RecordingPath::none: return "none";
+        case RecordingPath::graph: return "graph";
+        case RecordingPath::command_buffer: return "command buffer";
+        case RecordingPath::command_list: return "command list";
+    }
+    return "unknown";
+}
+
 std::string Range::str() const {
     std::string out;
     for (int axis = 0; axis < (dims_ == 0 ? 1 : dims_); ++axis) {
