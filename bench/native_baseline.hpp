@@ -33,6 +33,16 @@ struct LaunchCost {
     double profiling_kept_enqueue_us = 0.0;
 };
 
+// Host microseconds per launch of the built-in `empty` kernel (one work-item) in batches of
+// launches, from the first enqueue until the queue has run them all (the batch's enqueue alone,
+// too), median over the batches: enqueued one by one, and recorded once and replayed as one
+// unit. 0 where the baseline has no replay (OpenCL without cl_khr_command_buffer).
+struct ReplayCost {
+    double plain_enqueue_us = 0.0, plain_us = 0.0;
+    double replay_enqueue_us = 0.0, replay_us = 0.0;
+    std::string replay;  // how it replays: "CUDA graph (stream capture)", ...
+};
+
 // A streamed stencil job: the built-in stencil_blur3x3 (kernels/cl/stencil.cl) over a `width` x
 // `height` float image in host memory, in blocks of `rows_per_chunk` rows (the last one shorter
 // where needed), each block uploaded with the halo row above and below it that the image has.
@@ -133,6 +143,9 @@ public:
     // job (first block's memcpy or upload to the last block's result in host memory) over
     // `repetitions` runs after a warm-up; job.output holds the result (checked by the caller).
     virtual double stencil_ms(const StencilJob& job) = 0;
+    // `launches` launches of `empty` per batch, `repetitions` timed batches after a warm-up
+    // (ReplayCost), on a queue without profiling, as a plain program makes it.
+    virtual ReplayCost replay_cost(int launches, int repetitions) = 0;
 
     // The hand-written copy of `bytes` between this device and `peer`, another device of the
     // same backend: from this device to the peer (`outwards`) or back. CUDA: cuMemcpyPeerAsync

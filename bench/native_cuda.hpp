@@ -108,6 +108,7 @@ public:
                        int repetitions) override;
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
     double stencil_ms(const StencilJob& job) override;  // native_cuda_stencil.cpp
+    ReplayCost replay_cost(int launches, int repetitions) override;  // native_cuda_replay.cpp
     double peer_copy_ms(const Device& peer, bool outwards, std::size_t bytes,
                         int repetitions) override;  // native_cuda_peer.cpp
 

@@ -16,7 +16,7 @@ extern "C" {
 
 // Bumped when the struct or the NativeBaseline interface changes, so that a stale module is
 // refused with a message instead of crashing.
-#define DUALRT_NATIVE_API_VERSION 5
+#define DUALRT_NATIVE_API_VERSION 6
 #define DUALRT_NATIVE_ENTRY_NAME "dualrt_native_baseline_create"
 
 struct dualrt_native_handles {

@@ -121,6 +121,7 @@ public:
                        int repetitions) override;
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
     double stencil_ms(const StencilJob& job) override;  // native_opencl_stencil.cpp
+    ReplayCost replay_cost(int launches, int repetitions) override;  // native_opencl_replay.cpp
 
 private:
     // Declared first, destroyed last: everything below belongs to the context.

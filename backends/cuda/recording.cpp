@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <utility>
+#include <vector>
 
 namespace dualrt::cuda {
 namespace {
@@ -30,10 +31,12 @@ public:
     }
 
     // Updates the executable graph in place to run `graph` instead; false, changing nothing,
-    // where CUDA refuses (the commands differ in kind, order or something an update cannot
-    // change). Takes `graph` on success.
+    // where it cannot (the commands differ in kind or order, or in something CUDA cannot update).
+    // Takes `graph` on success. Graphs whose nodes differ in kind are not offered to CUDA, whose
+    // refusal is an API error (which compute-sanitizer reports).
     bool update(CUgraph graph) {
         ScopedContext current(device_->context());
+        if (node_kinds(graph) != node_kinds(graph_)) return false;
         CUgraphExecUpdateResultInfo result{};
         if (cuGraphExecUpdate(exec_, graph, &result) != CUDA_SUCCESS) return false;
         CU_CHECK_NOTHROW(cuGraphDestroy(graph_), "destroying a recording's former graph");
@@ -42,6 +45,18 @@ public:
     }
 
 private:
+    // The kinds of the graph's nodes (kernel, copy, memset, ...), in the order CUDA lists them.
+    std::vector<CUgraphNodeType> node_kinds(CUgraph graph) const {
+        std::size_t count = 0;
+        CU_CHECK(cuGraphGetNodes(graph, nullptr, &count), "counting the nodes of a graph");
+        std::vector<CUgraphNode> nodes(count);
+        CU_CHECK(cuGraphGetNodes(graph, nodes.data(), &count), "listing the nodes of a graph");
+        std::vector<CUgraphNodeType> kinds(count);
+        for (std::size_t i = 0; i < count; ++i)
+            CU_CHECK(cuGraphNodeGetType(nodes[i], &kinds[i]), "reading a graph node's kind");
+        return kinds;
+    }
+
     std::shared_ptr<DeviceImpl> device_;
     CUgraph graph_;
     CUgraphExec exec_;
