@@ -90,21 +90,11 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
     ensure_buffers(arrays, plan.sizes, halo);
 
-    const std::string no_replay = cannot_replay(options, plan.queues.mode, arrays, device);
-    const bool replayed = no_replay.empty();
-    // A replayed run times no chunk: its commands are recorded work.
-    RunTiming timing(replayed ? std::vector<bool>(extents.size(), false) : plan.timed,
-                     plan.queues.mode, plan.host_clock);
-    std::string replay_how;
-    if (replayed) {
-        replay_how = replay(arrays, extents, plan.queues, plan.host_clock, compute, timing);
-    } else {
-        Lanes used = lanes_of(plan.queues, plan.host_clock);
-        ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
-                                 staging_slots(), arrays, timing, compute);
-        scheduler.run(extents);
-        if (options.replay) replay_how = "not replayed: " + no_replay;
-    }
+    RunTiming timing(plan.timed, plan.queues.mode, plan.host_clock);
+    Lanes used = lanes_of(plan.queues, plan.host_clock);
+    ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
+                             staging_slots(), arrays, timing, compute);
+    scheduler.run(extents);
     timing.ended();
 
     const ResolvedTiming resolved = timing.resolve(extents);
@@ -121,7 +111,7 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.device_bytes = slots.device_bytes();
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
-    facts.chunking = replay_how.empty() ? plan.how : plan.how + "; " + replay_how;
+    facts.chunking = plan.how;
     PipelineReport report = make_report(facts, extents, resolved, planner.fit(arrays),
                                         planner.device_samples(arrays));
     report.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
@@ -129,41 +119,6 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
                          .count();
     if (timing_out != nullptr) *timing_out = resolved;
     return report;
-}
-
-std::string OneDevicePipeline::replay(const RunArrays& arrays,
-                                      const std::vector<ChunkExtent>& extents,
-                                      const QueueUse& use, bool host_clock,
-                                      const ChunkFunction& compute, RunTiming& timing) {
-    Lanes used = lanes_of(use, host_clock);
-    const std::size_t lanes = used.queues.queues.size();
-    // The scheduler's commands, enqueued with no timed point and no wait, for the recordings to
-    // record or compare with what they hold.
-    RunTiming silent(std::vector<bool>(extents.size(), false), use.mode, true);
-    ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
-                             staging_slots(), arrays, silent, compute);
-    const auto enqueue = [&] { scheduler.run(extents, false); };
-    std::string how = "replayed (run " + std::to_string(recordings.runs() + 1) +
-                      " of its recording)";
-    if (!recordings.hold(arrays, extents, lanes)) {
-        recordings.record(used.queues, arrays, extents, enqueue);
-        how = "recorded for replay, and replayed";
-    } else if (!recordings.match(used.queues, enqueue)) {
-        recordings.record(used.queues, arrays, extents, enqueue);
-        how = "recorded anew (the compute function enqueued other commands than its recording "
-              "holds), and replayed";
-    }
-    try {
-        timing.mark_start(used.queues.upload(0));
-        recordings.replay(used.queues);
-        for (std::size_t lane = 0; lane < std::min(lanes, extents.size()); ++lane)
-            timing.mark_end(used.queues.queues[lane]);
-        used.queues.finish_all();
-    } catch (...) {
-        used.queues.drain_quietly();
-        throw;
-    }
-    return how;
 }
 
 }  // namespace dualrt::detail

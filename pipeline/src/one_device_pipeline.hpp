@@ -11,7 +11,6 @@
 
 #include "run/chunk_buffers.hpp"
 #include "run/chunk_scheduler.hpp"
-#include "run/run_recordings.hpp"
 #include "run/run_timing.hpp"
 #include "tune/planner.hpp"
 
@@ -65,14 +64,6 @@ public:
     DeviceSlots slots;  // kept between runs and grown when a run needs more
     StagingRings input_staging, output_staging;
     Planner planner;
-    RunRecordings recordings;  // PipelineOptions::replay
-
-private:
-    // A run replayed from `recordings` (recorded first where they hold another layout), on the
-    // queues of `use`; its timing records only its start and end. Returns how, for the report.
-    std::string replay(const RunArrays& arrays, const std::vector<ChunkExtent>& extents,
-                       const QueueUse& use, bool host_clock, const ChunkFunction& compute,
-                       RunTiming& timing);
 };
 
 }  // namespace dualrt::detail

@@ -160,8 +160,7 @@ const Row* Report::find(const std::string& name, std::size_t block_bytes) const 
 
 void Report::print_pipeline_summary(std::ostream& out) const {
     static const char* const hand_written = "pinned-view";
-    static const char* const pipelines[] = {"pipeline", "pipeline-pairs", "pipeline-auto",
-                                            "pipeline-replay", "pipeline-auto-replay"};
+    static const char* const pipelines[] = {"pipeline", "pipeline-pairs", "pipeline-auto"};
     const std::vector<std::size_t> sizes = block_sizes();
     bool any = false;
     for (const char* name : pipelines)

@@ -65,11 +65,6 @@ const std::vector<Variant>& variants() {
         {"pipeline-auto", "Pipeline: inputs(a, b), outputs(c), automatic chunking (ignores the "
                           "block size; a fresh Pipeline per row, its first run untimed)",
          HostMemory::pinned, pipeline_auto},
-        {"pipeline-replay", "the pipeline variant with PipelineOptions::replay: runs after the "
-                            "first replay its recorded work", HostMemory::pinned,
-         pipeline_replay},
-        {"pipeline-auto-replay", "the pipeline-auto variant with PipelineOptions::replay",
-         HostMemory::pinned, pipeline_auto_replay},
     };
     return table;
 }

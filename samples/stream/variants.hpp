@@ -34,8 +34,6 @@ Measurement registered(StreamBench& bench);
 Measurement pipeline_two_inputs(StreamBench& bench);
 Measurement pipeline_pairs(StreamBench& bench);
 Measurement pipeline_auto(StreamBench& bench);
-Measurement pipeline_replay(StreamBench& bench);
-Measurement pipeline_auto_replay(StreamBench& bench);
 
 // The stream with every copy given a plain pointer into whole arrays (pinned or pageable).
 Measurement stream_through_pointers(StreamBench& bench, float* a, float* b, float* c);

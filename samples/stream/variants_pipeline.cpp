@@ -1,9 +1,8 @@
 // The stream through dualrt::Pipeline: the same c = a + s * b over pinned HostBuffers, but the
 // Pipeline brings its own queues (lanes) and schedule. Three ways: two inputs (inputs(a, b),
 // outputs(c)) and one input of interleaved pairs, each in chunks of the block size, and two
-// inputs with automatic chunking (which ignores the block size); the two-input ways also with
-// PipelineOptions::replay (runs after the first replay its recorded work). Beside the
-// hand-written schedule on dualrt's queues (pinned-view) and the native one, from one run.
+// inputs with automatic chunking (which ignores the block size). Beside the hand-written
+// schedule on dualrt's queues (pinned-view) and the native one, from one run.
 #include "variants.hpp"
 
 #include <chrono>
@@ -20,20 +19,19 @@ struct Pair {
 
 // A fresh Pipeline per measurement, made outside the timing and kept over its runs, as a
 // program that makes one Pipeline per job does.
-Pipeline make_pipeline(const StreamBench& bench, Chunking chunking, bool replay = false) {
+Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
     PipelineOptions options;
     options.chunking = chunking;
     options.depth = bench.pipeline_depth();
-    options.replay = replay;
     return Pipeline(bench.device(), options);
 }
 
-Measurement two_inputs(StreamBench& bench, Chunking chunking, bool replay = false) {
+Measurement two_inputs(StreamBench& bench, Chunking chunking) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
     HostBuffer<float> a = device.alloc_host<float>(n), b = device.alloc_host<float>(n),
                       c = device.alloc_host<float>(n);
-    Pipeline pipeline = make_pipeline(bench, chunking, replay);
+    Pipeline pipeline = make_pipeline(bench, chunking);
     const Kernel& triad = bench.triad_kernel();
     const auto fill = [&](const float* ra, const float* rb, std::size_t count) {
         std::memcpy(a.data(), ra, count * sizeof(float));
@@ -72,14 +70,6 @@ Measurement pipeline_two_inputs(StreamBench& bench) {
 
 Measurement pipeline_auto(StreamBench& bench) {
     return two_inputs(bench, Chunking::automatic());
-}
-
-Measurement pipeline_replay(StreamBench& bench) {
-    return two_inputs(bench, Chunking::elements(bench.job().block_elements), true);
-}
-
-Measurement pipeline_auto_replay(StreamBench& bench) {
-    return two_inputs(bench, Chunking::automatic(), true);
 }
 
 Measurement pipeline_pairs(StreamBench& bench) {

@@ -5,16 +5,13 @@
 #include <dualrt/types.hpp>
 
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 
 namespace dualrt {
 
 class Queue;
-class Recording;
 namespace detail {
 struct RecordingState;
-std::uint64_t recorded_fingerprint(const Recording& recording) noexcept;
 }
 
 /// Work that repeats the same commands (a solver's iteration, a time step, a frame) pays the
@@ -60,8 +57,6 @@ public:
 
 private:
     friend class Queue;  // records, re-records and replays it
-    // The Pipeline compares a run's commands with the recording's (queue_recording.hpp).
-    friend std::uint64_t detail::recorded_fingerprint(const Recording& recording) noexcept;
     explicit Recording(std::shared_ptr<detail::RecordingState> state) : state_(std::move(state)) {}
     std::shared_ptr<detail::RecordingState> state_;
 };

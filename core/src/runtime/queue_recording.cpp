@@ -4,7 +4,6 @@
 
 #include "backend/backend_access.hpp"
 #include "backend/launch_journal.hpp"
-#include "staging/pinned_ranges.hpp"
 #include "support/log.hpp"
 #include "support/raise.hpp"
 
@@ -38,84 +37,6 @@ private:
 
 }  // namespace
 
-void QueueRecording::mix(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) fingerprint_ = (fingerprint_ ^ p[i]) * 1099511628211ull;
-}
-
-void QueueRecording::copy_to_device(const BufferView& dst, const PinnedHolder& host,
-                                    std::size_t bytes) {
-    const auto& buffer = backend_of(dst);
-    mix_values('u', buffer.get(), dst.offset_bytes(), host.buffer.get(), host.offset, bytes);
-    if (recorder_)
-        recorder_->copy_to_device(*buffer, dst.offset_bytes(), *host.buffer, host.offset, bytes);
-    ++commands_;
-    kept_.insert(kept_.end(), {buffer, host.buffer});
-}
-
-void QueueRecording::copy_to_host(const PinnedHolder& host, const BufferView& src,
-                                  std::size_t bytes) {
-    const auto& buffer = backend_of(src);
-    mix_values('d', buffer.get(), src.offset_bytes(), host.buffer.get(), host.offset, bytes);
-    if (recorder_)
-        recorder_->copy_to_host(*host.buffer, host.offset, *buffer, src.offset_bytes(), bytes);
-    ++commands_;
-    kept_.insert(kept_.end(), {buffer, host.buffer});
-}
-
-void QueueRecording::copy_device(const BufferView& dst, const BufferView& src) {
-    const auto& to = backend_of(dst);
-    const auto& from = backend_of(src);
-    mix_values('c', to.get(), dst.offset_bytes(), from.get(), src.offset_bytes(), src.bytes());
-    if (recorder_)
-        recorder_->copy_device(*to, dst.offset_bytes(), *from, src.offset_bytes(), src.bytes());
-    ++commands_;
-    kept_.insert(kept_.end(), {to, from});
-}
-
-void QueueRecording::fill(const BufferView& dst, const void* pattern, std::size_t pattern_size) {
-    const auto& buffer = backend_of(dst);
-    mix_values('f', buffer.get(), dst.offset_bytes(), dst.bytes());
-    mix(pattern, pattern_size);
-    if (recorder_)
-        recorder_->fill(*buffer, dst.offset_bytes(), dst.bytes(), pattern, pattern_size);
-    ++commands_;
-    kept_.push_back(buffer);
-}
-
-void QueueRecording::launch(const Kernel& kernel, const backend::LaunchGeometry& geometry,
-                            backend::KernelArgs args, const KernelArgument* arguments,
-                            std::size_t count) {
-    const auto& impl = backend_of(kernel);
-    mix_values('l', impl.get(), geometry.dims, geometry.global, geometry.local);
-    for (const backend::KernelArg& arg : args) {
-        mix_values(arg.kind, arg.buffer, arg.offset, arg.bytes);
-        if (arg.value != nullptr) mix(arg.value, arg.bytes);
-    }
-    if (recorder_) recorder_->launch(*impl, geometry, args);
-    ++commands_;
-    kept_.push_back(impl);
-    for (std::size_t i = 0; i < count; ++i)
-        if (arguments[i].kind == KernelArgument::Kind::buffer)
-            kept_.push_back(backend_of(*arguments[i].buffer));
-}
-
-void begin_fingerprint(const Queue& queue) {
-    backend::QueueImpl& impl = *backend_of(queue);
-    if (impl.recording() != nullptr)
-        raise_argument("Pipeline::run", "the queue is recording already");
-    impl.recording_slot().reset(new QueueRecording(nullptr));
-}
-
-std::uint64_t end_fingerprint(const Queue& queue) {
-    QueueRecordingPtr recording = std::move(backend_of(queue)->recording_slot());
-    return recording ? recording->fingerprint() : 0;
-}
-
-std::uint64_t recorded_fingerprint(const Recording& recording) noexcept {
-    return recording.state_ ? recording.state_->fingerprint : 0;
-}
-
 std::shared_ptr<backend::EventImpl> recorded_event(
     std::shared_ptr<const backend::DeviceImpl> device) {
     return std::make_shared<RecordedEvent>(device);
@@ -123,47 +44,6 @@ std::shared_ptr<backend::EventImpl> recorded_event(
 
 bool is_recorded_event(const backend::EventImpl& event) {
     return dynamic_cast<const RecordedEvent*>(&event) != nullptr;
-}
-
-PinnedHolder pinned_for_recording(const char* operation, const char* role,
-                                  const backend::DeviceImpl& device, const void* data,
-                                  std::size_t bytes) {
-    auto holder = pinned_holder(device, data, bytes);
-    if (!holder)
-        raise_argument(operation,
-                       std::string("the ") + role + " is pageable host memory (or pinned for "
-                       "another device), which only the host can copy, and a replay runs "
-                       "without it; record copies from and to a HostBuffer of " +
-                           device_label(device.info()) +
-                           ", memory registered with it (Device::register_host), or a pointer "
-                           "into either");
-    return std::move(*holder);
-}
-
-std::shared_ptr<backend::EventImpl> copy_to_device_or_record(const Queue& queue,
-                                                             const BufferView& dst,
-                                                             const void* src, std::size_t bytes) {
-    backend::QueueImpl& impl = *backend_of(queue);
-    QueueRecording* recording = impl.recording();
-    if (recording == nullptr)
-        return impl.copy_to_device(*backend_of(dst), dst.offset_bytes(), src, bytes, Sync::async);
-    recording->copy_to_device(
-        dst, pinned_for_recording("Pipeline::run (recording)", "input", impl.device(), src, bytes),
-        bytes);
-    return nullptr;
-}
-
-std::shared_ptr<backend::EventImpl> copy_to_host_or_record(const Queue& queue, void* dst,
-                                                           const BufferView& src,
-                                                           std::size_t bytes) {
-    backend::QueueImpl& impl = *backend_of(queue);
-    QueueRecording* recording = impl.recording();
-    if (recording == nullptr)
-        return impl.copy_to_host(dst, *backend_of(src), src.offset_bytes(), bytes, Sync::async);
-    recording->copy_to_host(
-        pinned_for_recording("Pipeline::run (recording)", "output", impl.device(), dst, bytes),
-        src, bytes);
-    return nullptr;
 }
 
 }  // namespace dualrt::detail
@@ -224,10 +104,9 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
     state->device = device_;
     state->path = device_->info().recording;
     state->commands = recording->commands();
-    state->fingerprint = recording->fingerprint();
     state->kept = recording->take_kept();
-    state->impl = recording->recorder()->finish(previous ? previous->impl : nullptr,
-                                                state->updated_in_place);
+    state->impl = recording->recorder().finish(previous ? previous->impl : nullptr,
+                                               state->updated_in_place);
     return state;
 }
 

@@ -75,21 +75,6 @@ struct PipelineOptions {
     /// Saves the outputs' device memory.
     bool in_place = false;
     PipelineTiming timing = PipelineTiming::sampled;  ///< which chunks are timed
-    /// Replay runs over a layout run before: the compute function is expected to enqueue the
-    /// same commands for a chunk on every run (the same kernels and scalar arguments, only on
-    /// `chunk.queue`, no host work or waits). The first run over a layout (the same host arrays
-    /// at the same addresses, the same chunks and lanes) records every chunk's upload, compute
-    /// and download (recording.hpp), one recording per lane, and replays it; later runs call
-    /// the compute function only to compare what it enqueues with the recording (a fingerprint
-    /// of the commands; nothing reaches the driver) and replay the recording, one replay per
-    /// lane, instead of enqueueing every command again. A run whose commands differ (another
-    /// scalar, another buffer) is recorded anew: never a replay of stale commands. The host
-    /// arrays' contents may change between runs: a replay reads and writes them when it runs.
-    /// Only runs on lanes with every array pinned (HostBuffer or registered memory) on one
-    /// device are replayed; the others run as usual, and the report's `chunking` says why. A
-    /// replayed run times no chunk's stages (its report estimates them). A compute function
-    /// that enqueues what a recording cannot hold makes run() throw Errc::invalid_argument.
-    bool replay = false;
 };
 
 /// Runs chunked jobs on one device. Create once and reuse: the queues, device buffers and pinned

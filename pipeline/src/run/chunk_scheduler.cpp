@@ -2,7 +2,6 @@
 
 #include "backend/backend_access.hpp"
 #include "runtime/enqueue_watch.hpp"
-#include "runtime/queue_recording.hpp"
 #include "support/raise.hpp"
 #include "support/parallel_copy.hpp"
 
@@ -43,7 +42,7 @@ ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
       timing_(timing), compute_(compute),
       copier_(ParallelCopier::of(backend_of(queues.queues.front().device()).get())) {}
 
-void ChunkScheduler::run(const std::vector<ChunkExtent>& extents, bool wait) {
+void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
     extents_ = &extents;
     const std::size_t n = extents.size();
     // Chunk i looks back at chunk i - depth (its slot) and i - staging_slots (its pinned
@@ -67,11 +66,9 @@ void ChunkScheduler::run(const std::vector<ChunkExtent>& extents, bool wait) {
                 timing_.mark_end(queues_.download(i));
             retire_completed();
         }
-        if (!wait) return;
         if (n > 0) retire_through(n - 1);
         queues_.finish_all();
     } catch (...) {
-        if (!wait) throw;  // nothing enqueued ran: a recording
         queues_.drain_quietly();
         unretired_.clear();
         throw;
@@ -197,8 +194,10 @@ void ChunkScheduler::upload(std::size_t i) {
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
         last.reset();
-        last = copy_to_device_or_record(queue, buffer, sources[k],
-                                        range.count * arrays_.inputs[k].elem_size);
+        last = backend_of(queue)->copy_to_device(*backend_of(buffer), buffer.offset_bytes(),
+                                                 sources[k],
+                                                 range.count * arrays_.inputs[k].elem_size,
+                                                 Sync::async);
     }
     if (!waited_for) last.reset();
     in_flight(i).uploaded = waited_for ? Event(std::move(last)) : Event();
@@ -289,7 +288,8 @@ void ChunkScheduler::download(std::size_t i) {
         }
         const BufferView& buffer = slot.outputs[k];
         last.reset();
-        last = copy_to_host_or_record(queue, destination, buffer, bytes);
+        last = backend_of(queue)->copy_to_host(destination, *backend_of(buffer),
+                                               buffer.offset_bytes(), bytes, Sync::async);
         bytes_moved += bytes;
     }
     for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;

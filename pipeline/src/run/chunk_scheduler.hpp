@@ -91,9 +91,8 @@ public:
 
     // Enqueues every chunk of `extents`, records the run's end and waits until all of it is
     // done, staged outputs copied out included. When anything throws, waits for every enqueued
-    // command before rethrowing. Without `wait` (a run recorded on its queues, to be replayed:
-    // no array staged, nothing to wait for) it returns once everything is enqueued.
-    void run(const std::vector<ChunkExtent>& extents, bool wait = true);
+    // command before rethrowing.
+    void run(const std::vector<ChunkExtent>& extents);
     // The same over the chunks `source` hands out, appended to `extents` as they come (indices
     // into `extents` are the chunks' indices for the timing and the compute function). At most
     // one chunk per device slot is unfinished at a time: the host waits for the oldest first.

@@ -107,15 +107,6 @@ const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
     return found == points_.end() ? none : found->second[point];
 }
 
-void RunTiming::mark_start(Queue& queue) {
-    if (host_clock_) {
-        host_start_ = std::chrono::steady_clock::now();
-        host_started_ = true;
-        return;
-    }
-    points_[0][before_upload] = timed_event([&] { return queue.record(); });
-}
-
 void RunTiming::mark_end(Queue& queue) {
     if (host_clock_) return;
     ends_.push_back(timed_event([&] { return queue.record(); }));

@@ -66,9 +66,6 @@ public:
     // NVIDIA's OpenCL a timed marker ends only once every earlier command of the context has.
     void begin_stage(std::size_t chunk, TimedPoint end, Queue& queue);
     void end_stage(std::size_t chunk, TimedPoint end, Queue& queue);
-    // Records the run's start on `queue`, before its first command, for a run whose chunks are
-    // replayed rather than enqueued stage by stage (a timed event, not a span of commands).
-    void mark_start(Queue& queue);
     // Records the run's end on `queue`, after the last work enqueued on it.
     void mark_end(Queue& queue);
     // The run's work has completed: its end, on the host clock (nothing without host_clock).
