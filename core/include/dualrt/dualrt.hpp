@@ -12,6 +12,7 @@
 #include <dualrt/mapped_buffer.hpp>
 #include <dualrt/pipeline.hpp>
 #include <dualrt/queue.hpp>
+#include <dualrt/recording.hpp>
 #include <dualrt/runtime.hpp>
 #include <dualrt/shared_memory.hpp>
 #include <dualrt/staging.hpp>
