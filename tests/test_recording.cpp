@@ -240,3 +240,102 @@ TEST_CASE("recording: what needs the host or another queue is refused when enque
     CHECK(out[0] == 2.0f);
     CHECK(out[n - 1] == 2.0f);
 }
+
+TEST_CASE("recording: several queues record into one recording, their waits kept, and a replay "
+          "on one queue runs them all, bit for bit as unrecorded") {
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    auto device = test::device();
+    auto main = device.create_queue(), side = device.create_queue();
+    auto replayer = device.create_queue();
+    const auto saxpy = device.kernel("saxpy");
+    const std::size_t n = rnd.size(1, 4000);
+    auto in = device.alloc_host<float>(n), out_y = device.alloc_host<float>(n);
+    auto out_z = device.alloc_host<float>(n);
+    auto x = device.alloc<float>(n), y = device.alloc<float>(n), z = device.alloc<float>(n);
+    auto w = device.alloc<float>(n);
+
+    const auto reset = [&](const std::vector<float>& values) {
+        std::copy(values.begin(), values.end(), in.begin());
+        main.fill(y, 1.0f);
+        main.fill(z, 2.0f);
+        main.fill(w, 0.0f);
+        main.finish();
+    };
+
+    // Unrecorded, for the expected bits: main uploads x; side waits for it, runs a chain on y
+    // from x and fills w; main runs its own chain on z from w, then downloads both.
+    const auto values = rnd.floats(n);
+    reset(values);
+    {
+        const dualrt::Event uploaded = main.copy(x, in);
+        side.wait(uploaded);
+        saxpy_chain(side, saxpy, x, y, 100, 0.25f);
+        side.fill(w, 0.5f);
+        side.finish();
+        saxpy_chain(main, saxpy, w, z, 100, 0.75f);
+        main.copy(out_y, y);
+        main.copy(out_z, z);
+        main.finish();
+    }
+    const std::vector<float> expected_y(out_y.begin(), out_y.end());
+    const std::vector<float> expected_z(out_z.begin(), out_z.end());
+
+    // Recorded: main's chain reads w, which side fills; the recording orders that by main
+    // waiting on the fill before its chain.
+    main.begin_recording();
+    side.begin_recording(main);
+    CHECK(side.recording());
+    {
+        const dualrt::Event uploaded = main.copy(x, in);
+        side.wait(uploaded);
+        saxpy_chain(side, saxpy, x, y, 100, 0.25f);
+        const dualrt::Event filled = side.fill(w, 0.5f);
+        main.wait(filled);
+        saxpy_chain(main, saxpy, w, z, 100, 0.75f);
+        const dualrt::Event side_end = side.fill(x.view(0, 0), 0.0f);  // records nothing
+        main.wait(side_end);
+        main.copy(out_y, y);
+        main.copy(out_z, z);
+    }
+    CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "began", side.end_recording());
+    const auto recording = main.end_recording();
+    CHECK(!side.recording());
+    CHECK(recording.queues() == 2);
+    CHECK(recording.commands() == 204);
+
+    for (int round = 0; round < 2; ++round) {
+        CAPTURE(round);
+        reset(values);
+        std::fill(out_y.begin(), out_y.end(), std::nanf(""));
+        std::fill(out_z.begin(), out_z.end(), std::nanf(""));
+        replayer.replay(recording).wait();
+        CHECK(test::differences(std::vector<float>(out_y.begin(), out_y.end()), expected_y) ==
+              "");
+        CHECK(test::differences(std::vector<float>(out_z.begin(), out_z.end()), expected_z) ==
+              "");
+    }
+}
+
+TEST_CASE("recording: joining a recording is checked") {
+    auto device = test::device();
+    auto a = device.create_queue(), b = device.create_queue(), c = device.create_queue();
+    auto buffer = device.alloc<float>(16);
+    using dualrt::Errc;
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "not the one that began", b.begin_recording(a));
+    a.begin_recording();
+    b.begin_recording(a);
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "not the one that began", c.begin_recording(b));
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "recording already", b.begin_recording(a));
+    c.begin_recording();  // a recording of its own
+    const auto of_c = c.fill(buffer, 1.0f);
+    CHECK_DUALRT_ERROR(Errc::invalid_argument, "another recording", b.wait(of_c));
+    b.fill(buffer, 2.0f);
+    const auto ab = a.end_recording();
+    CHECK(ab.queues() == 2);
+    CHECK(ab.commands() == 1);
+    const auto own = c.end_recording();
+    CHECK(own.queues() == 1);
+    c.replay(ab);
+    c.replay(own).wait();
+}

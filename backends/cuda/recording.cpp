@@ -1,5 +1,7 @@
 #include "recording.hpp"
 
+#include <dualrt/error.hpp>
+
 #include "check.hpp"
 #include "context.hpp"
 #include "device.hpp"
@@ -62,58 +64,84 @@ private:
     CUgraphExec exec_;
 };
 
+// Each lane is a stream of the recorder's own. Lane 0's stream is captured; another lane's joins
+// the capture by waiting for an event of lane 0, waits between lanes are events of the capture,
+// and every lane joins lane 0 again before the capture ends, as CUDA's capture of several streams
+// requires.
 class GraphRecorder final : public backend::RecorderImpl {
 public:
-    explicit GraphRecorder(std::shared_ptr<DeviceImpl> device)
-        : device_(std::move(device)),
-          queue_(std::make_shared<QueueImpl>(device_, /*timed=*/false)) {
+    explicit GraphRecorder(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {
+        lanes_.push_back(std::make_shared<QueueImpl>(device_, /*timed=*/false));
         ScopedContext current(device_->context());
-        // Relaxed: the application may call anything on other streams meanwhile; only this
-        // stream, which nothing else uses, is captured.
-        CU_CHECK(cuStreamBeginCapture(stream(), CU_STREAM_CAPTURE_MODE_RELAXED),
+        // Relaxed: the application may call anything on other streams meanwhile; only these
+        // streams, which nothing else uses, are captured.
+        CU_CHECK(cuStreamBeginCapture(stream(0), CU_STREAM_CAPTURE_MODE_RELAXED),
                  "starting to capture a recording on " + device_->describe());
         capturing_ = true;
     }
     ~GraphRecorder() override {
-        if (!capturing_) return;
         ScopedContext current(device_->context(), ScopedContext::no_throw);
-        CUgraph graph = nullptr;
-        CU_CHECK_NOTHROW(cuStreamEndCapture(stream(), &graph),
-                         "ending an abandoned capture on " + device_->describe());
-        if (graph != nullptr) CU_CHECK_NOTHROW(cuGraphDestroy(graph), "destroying its graph");
+        if (capturing_) {
+            CUgraph graph = nullptr;
+            try {
+                join_lanes();
+            } catch (const dualrt::Error&) {
+                // Ending the capture below fails too then, and is logged.
+            }
+            CU_CHECK_NOTHROW(cuStreamEndCapture(stream(0), &graph),
+                             "ending an abandoned capture on " + device_->describe());
+            if (graph != nullptr) CU_CHECK_NOTHROW(cuGraphDestroy(graph), "destroying its graph");
+        }
+        for (CUevent event : events_)
+            CU_CHECK_NOTHROW(cuEventDestroy(event), "destroying an event of a capture");
     }
     GraphRecorder(const GraphRecorder&) = delete;
     GraphRecorder& operator=(const GraphRecorder&) = delete;
 
-    void copy_to_device(backend::BufferImpl& dst, std::size_t dst_offset,
-                        backend::HostBufferImpl& host, std::size_t host_offset,
-                        std::size_t bytes) override {
-        queue_->copy_to_device(dst, dst_offset, at(host, host_offset), bytes, Sync::async);
+    std::size_t add_lane() override {
+        lanes_.push_back(std::make_shared<QueueImpl>(device_, /*timed=*/false));
+        order(0, lanes_.size() - 1);
+        return lanes_.size() - 1;
     }
-    void copy_to_host(backend::HostBufferImpl& host, std::size_t host_offset,
+    void wait(std::size_t lane, Point point) override {
+        if (lane_of_[point] != lane) order(lane_of_[point], lane);
+    }
+    Point copy_to_device(std::size_t lane, backend::BufferImpl& dst, std::size_t dst_offset,
+                         backend::HostBufferImpl& host, std::size_t host_offset,
+                         std::size_t bytes) override {
+        lanes_[lane]->copy_to_device(dst, dst_offset, at(host, host_offset), bytes, Sync::async);
+        return recorded(lane);
+    }
+    Point copy_to_host(std::size_t lane, backend::HostBufferImpl& host, std::size_t host_offset,
+                       backend::BufferImpl& src, std::size_t src_offset,
+                       std::size_t bytes) override {
+        lanes_[lane]->copy_to_host(at(host, host_offset), src, src_offset, bytes, Sync::async);
+        return recorded(lane);
+    }
+    Point copy_device(std::size_t lane, backend::BufferImpl& dst, std::size_t dst_offset,
                       backend::BufferImpl& src, std::size_t src_offset,
                       std::size_t bytes) override {
-        queue_->copy_to_host(at(host, host_offset), src, src_offset, bytes, Sync::async);
+        lanes_[lane]->copy_device(dst, dst_offset, src, src_offset, bytes, Sync::async);
+        return recorded(lane);
     }
-    void copy_device(backend::BufferImpl& dst, std::size_t dst_offset, backend::BufferImpl& src,
-                     std::size_t src_offset, std::size_t bytes) override {
-        queue_->copy_device(dst, dst_offset, src, src_offset, bytes, Sync::async);
+    Point fill(std::size_t lane, backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
+               const void* pattern, std::size_t pattern_size) override {
+        lanes_[lane]->fill(dst, offset, bytes, pattern, pattern_size, Sync::async);
+        return recorded(lane);
     }
-    void fill(backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
-              const void* pattern, std::size_t pattern_size) override {
-        queue_->fill(dst, offset, bytes, pattern, pattern_size, Sync::async);
-    }
-    void launch(backend::KernelImpl& kernel, const backend::LaunchGeometry& geometry,
-                backend::KernelArgs args) override {
-        queue_->launch(kernel, geometry, args);
+    Point launch(std::size_t lane, backend::KernelImpl& kernel,
+                 const backend::LaunchGeometry& geometry, backend::KernelArgs args) override {
+        lanes_[lane]->launch(kernel, geometry, args);
+        return recorded(lane);
     }
 
     std::shared_ptr<backend::RecordingImpl> finish(
         const std::shared_ptr<backend::RecordingImpl>& previous, bool& updated) override {
         ScopedContext current(device_->context());
+        join_lanes();
         CUgraph graph = nullptr;
         capturing_ = false;
-        CU_CHECK(cuStreamEndCapture(stream(), &graph),
+        CU_CHECK(cuStreamEndCapture(stream(0), &graph),
                  "ending the capture of a recording on " + device_->describe());
         updated = false;
         if (previous) {
@@ -135,13 +163,36 @@ public:
     }
 
 private:
-    CUstream stream() const { return reinterpret_cast<CUstream>(queue_->native_handle()); }
+    CUstream stream(std::size_t lane) const {
+        return reinterpret_cast<CUstream>(lanes_[lane]->native_handle());
+    }
     static void* at(backend::HostBufferImpl& host, std::size_t offset) {
         return static_cast<unsigned char*>(host.data()) + offset;
     }
+    Point recorded(std::size_t lane) {
+        lane_of_.push_back(lane);
+        return lane_of_.size() - 1;
+    }
+    // Lane `later`'s next commands wait for what lane `earlier` has recorded so far: an event of
+    // the capture (a point later than some waited-for command at worst, never earlier).
+    void order(std::size_t earlier, std::size_t later) {
+        ScopedContext current(device_->context());
+        CUevent event = nullptr;
+        CU_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+                 "creating an event for a recording on " + device_->describe());
+        events_.push_back(event);
+        CU_CHECK(cuEventRecord(event, stream(earlier)), "recording a wait between lanes");
+        CU_CHECK(cuStreamWaitEvent(stream(later), event, 0), "recording a wait between lanes");
+    }
+    // Every other lane's commands end before lane 0's end: the capture's end joins them.
+    void join_lanes() {
+        for (std::size_t lane = 1; lane < lanes_.size(); ++lane) order(lane, 0);
+    }
 
     std::shared_ptr<DeviceImpl> device_;
-    std::shared_ptr<QueueImpl> queue_;  // its stream is captured, never run
+    std::vector<std::shared_ptr<QueueImpl>> lanes_;  // their streams are captured, never run
+    std::vector<std::size_t> lane_of_;              // the lane of each point
+    std::vector<CUevent> events_;  // of the waits between lanes, destroyed with the recorder
     bool capturing_ = false;
 };
 

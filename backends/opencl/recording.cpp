@@ -206,47 +206,57 @@ public:
     CommandBufferRecorder(const CommandBufferRecorder&) = delete;
     CommandBufferRecorder& operator=(const CommandBufferRecorder&) = delete;
 
-    void copy_to_device(backend::BufferImpl& dst, std::size_t dst_offset,
-                        backend::HostBufferImpl& host, std::size_t host_offset,
-                        std::size_t bytes) override {
+    std::size_t add_lane() override {
+        lanes_.push_back(Lane{});
+        // Its commands come after lane 0's so far.
+        if (lanes_[0].last) lanes_.back().waits.push_back(*lanes_[0].last);
+        return lanes_.size() - 1;
+    }
+    void wait(std::size_t lane, Point point) override {
+        lanes_[lane].waits.push_back(sync_points_[point]);
+    }
+    Point copy_to_device(std::size_t lane, backend::BufferImpl& dst, std::size_t dst_offset,
+                         backend::HostBufferImpl& host, std::size_t host_offset,
+                         std::size_t bytes) override {
         const cl::Buffer& from = host_memory(host, "Queue::copy (host to device)");
-        record([&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
+        return record(lane, [&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
             return api_.copy_buffer(buffer_, nullptr, from(), ours(dst).cl_buffer()(),
                                     host_offset, dst_offset, bytes, waits, wait_list, point,
                                     nullptr);
         }, "clCommandCopyBufferKHR");
     }
-    void copy_to_host(backend::HostBufferImpl& host, std::size_t host_offset,
-                      backend::BufferImpl& src, std::size_t src_offset,
-                      std::size_t bytes) override {
+    Point copy_to_host(std::size_t lane, backend::HostBufferImpl& host, std::size_t host_offset,
+                       backend::BufferImpl& src, std::size_t src_offset,
+                       std::size_t bytes) override {
         const cl::Buffer& to = host_memory(host, "Queue::copy (device to host)");
-        record([&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
+        return record(lane, [&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
             return api_.copy_buffer(buffer_, nullptr, ours(src).cl_buffer()(), to(), src_offset,
                                     host_offset, bytes, waits, wait_list, point, nullptr);
         }, "clCommandCopyBufferKHR");
     }
-    void copy_device(backend::BufferImpl& dst, std::size_t dst_offset, backend::BufferImpl& src,
-                     std::size_t src_offset, std::size_t bytes) override {
-        record([&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
+    Point copy_device(std::size_t lane, backend::BufferImpl& dst, std::size_t dst_offset,
+                      backend::BufferImpl& src, std::size_t src_offset,
+                      std::size_t bytes) override {
+        return record(lane, [&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
             return api_.copy_buffer(buffer_, nullptr, ours(src).cl_buffer()(),
                                     ours(dst).cl_buffer()(), src_offset, dst_offset, bytes,
                                     waits, wait_list, point, nullptr);
         }, "clCommandCopyBufferKHR");
     }
-    void fill(backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
-              const void* pattern, std::size_t pattern_size) override {
+    Point fill(std::size_t lane, backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
+               const void* pattern, std::size_t pattern_size) override {
         const FillPattern wide = widened_pattern(pattern, pattern_size, offset, bytes);
-        record([&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
+        return record(lane, [&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
             return api_.fill_buffer(buffer_, nullptr, ours(dst).cl_buffer()(),
                                     wide.bytes.data(), wide.size, offset, bytes, waits,
                                     wait_list, point, nullptr);
         }, "clCommandFillBufferKHR");
     }
-    void launch(backend::KernelImpl& kernel, const backend::LaunchGeometry& geometry,
-                backend::KernelArgs args) override {
+    Point launch(std::size_t lane, backend::KernelImpl& kernel,
+                 const backend::LaunchGeometry& geometry, backend::KernelArgs args) override {
         const cl_kernel object = kernels_.with(state_of(kernel), args);
         const NDRange range(geometry);
-        record([&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
+        return record(lane, [&](cl_uint waits, const cl_uint* wait_list, cl_uint* point) {
             return api_.ndrange_kernel(buffer_, nullptr, nullptr, object, range.dims, nullptr,
                                        range.global.data(), range.local.data(), waits,
                                        wait_list, point, nullptr);
@@ -264,14 +274,22 @@ public:
     }
 
 private:
-    // Records one command after the previous one.
+    // Records one command of `lane` after the lane's previous one and the points it was told to
+    // wait for; its sync point is the command's point.
     template <typename Command>
-    void record(Command&& command, const char* call) {
+    Point record(std::size_t lane, Command&& command, const char* call) {
+        Lane& on = lanes_[lane];
+        std::vector<cl_uint> waits = std::move(on.waits);
+        on.waits.clear();
+        if (on.last) waits.push_back(*on.last);
         cl_uint point = 0;
-        check(command(last_ ? 1 : 0, last_ ? &*last_ : nullptr, &point), call,
-              [&] { return "recording a command into a command buffer on " +
-                           device_->describe(); });
-        last_ = point;
+        check(command(static_cast<cl_uint>(waits.size()), waits.empty() ? nullptr : waits.data(),
+                      &point),
+              call, [&] { return "recording a command into a command buffer on " +
+                                 device_->describe(); });
+        on.last = point;
+        sync_points_.push_back(point);
+        return sync_points_.size() - 1;
     }
     // A command buffer copies between memory objects only, so a host copy uses the pinned
     // allocation's own object, which stays mapped for the host. Using a mapped object in a
@@ -292,7 +310,13 @@ private:
     std::shared_ptr<QueueImpl> queue_;
     CommandBufferApi api_;
     cl_command_buffer_khr buffer_ = nullptr;
-    std::optional<cl_uint> last_;  // the sync point of the last command
+    // A lane's last sync point, and the points its next command waits for besides.
+    struct Lane {
+        std::optional<cl_uint> last;
+        std::vector<cl_uint> waits;
+    };
+    std::vector<Lane> lanes_ = std::vector<Lane>(1);
+    std::vector<cl_uint> sync_points_;  // of each point
     RecordedKernels kernels_{*device_};
 };
 
@@ -392,30 +416,37 @@ public:
     explicit CommandListRecorder(std::shared_ptr<DeviceImpl> device)
         : device_(std::move(device)), kernels_(*device_) {}
 
-    void copy_to_device(backend::BufferImpl& dst, std::size_t dst_offset,
-                        backend::HostBufferImpl& host, std::size_t host_offset,
-                        std::size_t bytes) override {
+    // One list runs every lane's commands in the order they were recorded: an order that keeps
+    // each lane's and every wait (a wait names a command recorded before it), with nothing side
+    // by side.
+    std::size_t add_lane() override { return lanes_++; }
+    void wait(std::size_t, Point) override {}
+
+    Point copy_to_device(std::size_t, backend::BufferImpl& dst, std::size_t dst_offset,
+                         backend::HostBufferImpl& host, std::size_t host_offset,
+                         std::size_t bytes) override {
         PreparedCommand c;
         c.kind = PreparedCommand::Kind::write;
         c.target = ours(dst).cl_buffer()();
         c.target_offset = dst_offset;
         c.host = static_cast<unsigned char*>(host.data()) + host_offset;
         c.bytes = bytes;
-        commands_.push_back(c);
+        return added(c);
     }
-    void copy_to_host(backend::HostBufferImpl& host, std::size_t host_offset,
-                      backend::BufferImpl& src, std::size_t src_offset,
-                      std::size_t bytes) override {
+    Point copy_to_host(std::size_t, backend::HostBufferImpl& host, std::size_t host_offset,
+                       backend::BufferImpl& src, std::size_t src_offset,
+                       std::size_t bytes) override {
         PreparedCommand c;
         c.kind = PreparedCommand::Kind::read;
         c.target = ours(src).cl_buffer()();
         c.target_offset = src_offset;
         c.host = static_cast<unsigned char*>(host.data()) + host_offset;
         c.bytes = bytes;
-        commands_.push_back(c);
+        return added(c);
     }
-    void copy_device(backend::BufferImpl& dst, std::size_t dst_offset, backend::BufferImpl& src,
-                     std::size_t src_offset, std::size_t bytes) override {
+    Point copy_device(std::size_t, backend::BufferImpl& dst, std::size_t dst_offset,
+                      backend::BufferImpl& src, std::size_t src_offset,
+                      std::size_t bytes) override {
         PreparedCommand c;
         c.kind = PreparedCommand::Kind::copy;
         c.target = ours(dst).cl_buffer()();
@@ -423,27 +454,27 @@ public:
         c.target_offset = dst_offset;
         c.source_offset = src_offset;
         c.bytes = bytes;
-        commands_.push_back(c);
+        return added(c);
     }
-    void fill(backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
-              const void* pattern, std::size_t pattern_size) override {
+    Point fill(std::size_t, backend::BufferImpl& dst, std::size_t offset, std::size_t bytes,
+               const void* pattern, std::size_t pattern_size) override {
         PreparedCommand c;
         c.kind = PreparedCommand::Kind::fill;
         c.target = ours(dst).cl_buffer()();
         c.target_offset = offset;
         c.bytes = bytes;
         c.pattern = widened_pattern(pattern, pattern_size, offset, bytes);
-        commands_.push_back(c);
+        return added(c);
     }
-    void launch(backend::KernelImpl& kernel, const backend::LaunchGeometry& geometry,
-                backend::KernelArgs args) override {
+    Point launch(std::size_t, backend::KernelImpl& kernel,
+                 const backend::LaunchGeometry& geometry, backend::KernelArgs args) override {
         KernelState& state = state_of(kernel);
         PreparedCommand c;
         c.kind = PreparedCommand::Kind::launch;
         c.kernel = kernels_.with(state, args);
         c.kernel_name = &state.name;
         c.range = NDRange(geometry);
-        commands_.push_back(c);
+        return added(c);
     }
 
     std::shared_ptr<backend::RecordingImpl> finish(const std::shared_ptr<backend::RecordingImpl>&,
@@ -454,7 +485,13 @@ public:
     }
 
 private:
+    Point added(const PreparedCommand& command) {
+        commands_.push_back(command);
+        return commands_.size() - 1;
+    }
+
     std::shared_ptr<DeviceImpl> device_;
+    std::size_t lanes_ = 1;
     std::vector<PreparedCommand> commands_;
     RecordedKernels kernels_;
 };

@@ -162,15 +162,25 @@ public:
     /// @{
 
     /// From now until end_recording(), copies, fills and launches enqueued on this queue are
-    /// recorded instead of run; each returns an Event that exists only in the recording (waiting
-    /// for it, or timing it, is Errc::invalid_argument). Throws Errc::invalid_argument when the
+    /// recorded instead of run; each returns an Event that exists only in the recording: the
+    /// recording's queues (begin_recording(origin)) may wait for it, but waiting for it on the
+    /// host, or timing it, is Errc::invalid_argument. Throws Errc::invalid_argument when the
     /// queue is recording already, Errc::unavailable when the device cannot record
     /// (DeviceInfo::recording is RecordingPath::none).
     void begin_recording();
+    /// Records this queue's copies, fills and launches into the recording under way on `origin`
+    /// (a queue of the same device that called begin_recording()), as another queue of it: its
+    /// commands run after those recorded on `origin` so far, beside them otherwise, and
+    /// `wait(event)` on an Event of a command of the recording (of any of its queues) orders
+    /// them as it would unrecorded. The recording ends, for every queue of it, with
+    /// origin.end_recording(). Throws Errc::invalid_argument when this queue is recording
+    /// already, or `origin` is not a queue of this device that began a recording.
+    void begin_recording(const Queue& origin);
     /// Whether the queue is recording.
     bool recording() const;
-    /// Ends the recording and returns it, ready to replay on any queue of this device. Throws
-    /// Errc::invalid_argument when the queue is not recording or recorded no command.
+    /// Ends the recording (on every queue recording into it) and returns it, ready to replay on
+    /// any queue of this device. Throws Errc::invalid_argument when the queue is not recording,
+    /// joined another queue's recording (end it there), or nothing was recorded.
     Recording end_recording();
     /// Ends the recording into `into`, a Recording of this device made before: its replays from
     /// now on run the new commands. Where the backend can, the executable work is updated in
@@ -179,7 +189,9 @@ public:
     /// anew. Recording::updated_in_place() says which happened.
     void end_recording(Recording& into);
     /// Enqueues the recorded commands as one unit, after the work enqueued on this queue before;
-    /// the returned Event ends when they have. `recording` must be of this queue's device.
+    /// the returned Event ends when they have, on every queue they were recorded on (the
+    /// replay keeps their order and runs what was recorded on different queues side by side
+    /// where the device can). `recording` must be of this queue's device.
     Event replay(const Recording& recording);
     /// @}
 

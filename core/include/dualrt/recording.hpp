@@ -34,14 +34,18 @@ struct RecordingState;
 /// (cl_khr_command_buffer) where the device has them; elsewhere on OpenCL dualrt's own list of
 /// prepared commands, whose replay makes one driver call per command and nothing else.
 ///
+/// Several queues of one device record into one recording with Queue::begin_recording(origin);
+/// waits between them are recorded as they are enqueued, and a replay keeps them.
+///
 /// What can be recorded: copies between device buffers of the queue's device, copies between
 /// them and pinned host memory (HostBuffer, registered memory, or a plain pointer into either),
 /// fills and kernel launches. Everything that needs the host or another queue while the work
 /// runs is refused with Errc::invalid_argument naming it when it is enqueued: copies from or to
 /// pageable memory (staged through the host), Sync::blocking, copies between devices, record(),
-/// mark(), wait() and finish(). Scalar arguments are taken when recorded; buffers are used in
-/// place, so a replay reads and writes their contents at the time it runs. A Recording keeps
-/// every buffer and kernel it uses alive. Record from one thread at a time per queue.
+/// mark(), finish(), and wait() on an Event from outside the recording. Scalar arguments are
+/// taken when recorded; buffers are used in place, so a replay reads and writes their contents
+/// at the time it runs. A Recording keeps every buffer and kernel it uses alive. Record from one
+/// thread at a time per recording.
 class Recording {
 public:
     Recording() = default;  ///< empty: valid() is false
@@ -50,6 +54,8 @@ public:
     RecordingPath path() const;
     /// The commands it holds.
     std::size_t commands() const;
+    /// The queues it was recorded on (Queue::begin_recording(origin) adds one).
+    std::size_t queues() const;
     /// Whether the last re-recording into this object (Queue::end_recording(Recording&))
     /// updated the backend's executable work in place (CUDA graphs whose commands kept their
     /// kinds and order) rather than building it anew.

@@ -29,7 +29,7 @@ class LaunchJournal;  // the launches in flight on one device (launch_journal.hp
 struct LaunchJournalDeleter {
     void operator()(LaunchJournal* journal) const noexcept;
 };
-class QueueRecording;  // the recording under way on one queue (runtime/queue_recording.hpp)
+class QueueRecording;  // a queue's part in a recording under way (runtime/queue_recording.hpp)
 struct QueueRecordingDeleter {
     void operator()(QueueRecording* recording) const noexcept;
 };
@@ -191,24 +191,35 @@ public:
     virtual EventPtr replay(QueueImpl& queue) = 0;
 };
 
-// Records commands, in order, into one RecordingImpl. The core has checked every argument as for
+// Records commands into one RecordingImpl, on one or more lanes: lane 0 is the queue that began
+// the recording, each queue that joins it gets the next (add_lane). A lane's commands run in the
+// order recorded; between lanes, only as wait() says. The core has checked every argument as for
 // the queue's own methods, that host memory lies in `host` (pinned memory this device copies by
-// DMA, `host_offset` bytes into it), and that nothing recorded needs the host at replay.
+// DMA, `host_offset` bytes into it), and that nothing recorded needs the host at replay. Each
+// command returns its point, by which other lanes wait for it.
 class RecorderImpl {
 public:
+    using Point = std::size_t;
     virtual ~RecorderImpl() = default;
-    virtual void copy_to_device(BufferImpl& dst, std::size_t dst_offset, HostBufferImpl& host,
-                                std::size_t host_offset, std::size_t bytes) = 0;
-    virtual void copy_to_host(HostBufferImpl& host, std::size_t host_offset, BufferImpl& src,
-                              std::size_t src_offset, std::size_t bytes) = 0;
-    virtual void copy_device(BufferImpl& dst, std::size_t dst_offset, BufferImpl& src,
-                             std::size_t src_offset, std::size_t bytes) = 0;
-    virtual void fill(BufferImpl& dst, std::size_t offset, std::size_t bytes,
-                      const void* pattern, std::size_t pattern_size) = 0;
-    virtual void launch(KernelImpl& kernel, const LaunchGeometry& geometry, KernelArgs args) = 0;
-    // Ends the recording: its commands as a RecordingImpl. With `previous` (a recording of this
-    // device's backend made before, or null) the backend may update its executable work in
-    // place instead and return it, setting `updated`.
+    // A new lane, whose commands run after those recorded on lane 0 so far.
+    virtual std::size_t add_lane() = 0;
+    // The commands recorded on `lane` from now on run after `point` (of another lane).
+    virtual void wait(std::size_t lane, Point point) = 0;
+    virtual Point copy_to_device(std::size_t lane, BufferImpl& dst, std::size_t dst_offset,
+                                 HostBufferImpl& host, std::size_t host_offset,
+                                 std::size_t bytes) = 0;
+    virtual Point copy_to_host(std::size_t lane, HostBufferImpl& host, std::size_t host_offset,
+                               BufferImpl& src, std::size_t src_offset, std::size_t bytes) = 0;
+    virtual Point copy_device(std::size_t lane, BufferImpl& dst, std::size_t dst_offset,
+                              BufferImpl& src, std::size_t src_offset, std::size_t bytes) = 0;
+    virtual Point fill(std::size_t lane, BufferImpl& dst, std::size_t offset, std::size_t bytes,
+                       const void* pattern, std::size_t pattern_size) = 0;
+    virtual Point launch(std::size_t lane, KernelImpl& kernel, const LaunchGeometry& geometry,
+                         KernelArgs args) = 0;
+    // Ends the recording: its commands on every lane as one RecordingImpl, whose replay ends
+    // once every lane's commands have. With `previous` (a recording of this device's backend
+    // made before, or null) the backend may update its executable work in place instead and
+    // return it, setting `updated`.
     virtual std::shared_ptr<RecordingImpl> finish(const std::shared_ptr<RecordingImpl>& previous,
                                                   bool& updated) = 0;
 };
@@ -265,8 +276,8 @@ public:
     virtual void submit() {}
     virtual NativeHandle native_handle() const = 0;  // cl_command_queue / CUstream
 
-    // The core's recording under way on this queue (Queue::begin_recording), else null: the
-    // queue's commands go to its RecorderImpl instead of to the methods above.
+    // The core's part of this queue in a recording under way (Queue::begin_recording), else
+    // null: the queue's commands go to the recording's RecorderImpl instead of the methods above.
     detail::QueueRecording* recording() const noexcept { return recording_.get(); }
     detail::QueueRecordingPtr& recording_slot() noexcept { return recording_; }
 

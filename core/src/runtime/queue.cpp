@@ -26,22 +26,6 @@ std::string elements(std::size_t bytes, std::size_t elem_size) {
     return std::to_string(bytes / elem_size) + (elem_size == 1 ? " bytes" : " elements");
 }
 
-// The pinned allocation a recorded copy's host side lies in: a replay runs with no host to stage
-// pageable memory through.
-detail::PinnedHolder recorded_host_memory(const char* operation, const char* role,
-                                          const backend::DeviceImpl& device, const void* data,
-                                          std::size_t bytes) {
-    auto holder = detail::pinned_holder(device, data, bytes);
-    if (!holder)
-        detail::raise_argument(operation,
-                               std::string("the ") + role + " is pageable host memory (or "
-                               "pinned for another device), which only the host can copy, and "
-                               "a replay runs without it; record copies from and to a "
-                               "HostBuffer of this device, memory registered with it "
-                               "(Device::register_host), or a pointer into either");
-    return std::move(*holder);
-}
-
 }  // namespace
 
 Queue::Queue(std::shared_ptr<backend::QueueImpl> impl, std::shared_ptr<backend::DeviceImpl> device)
@@ -96,11 +80,8 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
     if (bytes == 0) return impl_->recording() ? recorded() : record();
     if (src == nullptr) detail::raise_argument(op, "the source pointer is null");
     if (auto* recording = recording_for(op, sync)) {
-        const auto pinned = recorded_host_memory(op, "source", *device_, src, bytes);
-        recording->recorder().copy_to_device(*detail::backend_of(dst), dst.offset_bytes(),
-                                             *pinned.buffer, pinned.offset, bytes);
-        recording->add({detail::backend_of(dst), pinned.buffer});
-        return recorded();
+        return recording->copy_to_device(
+            dst, detail::pinned_for_recording(op, "source", *device_, src, bytes), bytes);
     }
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, src, bytes)) {
@@ -130,11 +111,8 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
     if (bytes == 0) return impl_->recording() ? recorded() : record();
     if (dst == nullptr) detail::raise_argument(op, "the destination pointer is null");
     if (auto* recording = recording_for(op, sync)) {
-        const auto pinned = recorded_host_memory(op, "destination", *device_, dst, bytes);
-        recording->recorder().copy_to_host(*pinned.buffer, pinned.offset,
-                                           *detail::backend_of(src), src.offset_bytes(), bytes);
-        recording->add({detail::backend_of(src), pinned.buffer});
-        return recorded();
+        return recording->copy_to_host(
+            detail::pinned_for_recording(op, "destination", *device_, dst, bytes), src, bytes);
     }
     if (host == HostMemory::pageable && detail::worth_staging(bytes) &&
         !detail::dma_capable(*device_, dst, bytes)) {
@@ -184,13 +162,7 @@ Event Queue::copy_bytes(const BufferView& dst, const BufferView& src, std::size_
                          src.offset_bytes() < dst.offset_bytes() + dst.bytes();
     if (overlap)
         detail::raise_argument(op, "the source and destination ranges of one buffer overlap");
-    if (recording != nullptr) {
-        recording->recorder().copy_device(*detail::backend_of(dst), dst.offset_bytes(),
-                                          *detail::backend_of(src), src.offset_bytes(),
-                                          src.bytes());
-        recording->add({detail::backend_of(dst), detail::backend_of(src)});
-        return recorded();
-    }
+    if (recording != nullptr) return recording->copy_device(dst, src);
     return after_enqueue(detail::reporting_faults(*device_, [&] {
                              return impl_->copy_device(*detail::backend_of(dst), dst.offset_bytes(),
                                                        *detail::backend_of(src), src.offset_bytes(),
@@ -213,12 +185,8 @@ Event Queue::fill_bytes(const BufferView& dst, const void* pattern, std::size_t 
                                        ", not a multiple of the " + std::to_string(pattern_size) +
                                        "-byte element");
     if (dst.bytes() == 0) return impl_->recording() ? recorded() : record();
-    if (auto* recording = recording_for(op, sync)) {
-        recording->recorder().fill(*detail::backend_of(dst), dst.offset_bytes(), dst.bytes(),
-                                   pattern, pattern_size);
-        recording->add({detail::backend_of(dst)});
-        return recorded();
-    }
+    if (auto* recording = recording_for(op, sync))
+        return recording->fill(dst, pattern, pattern_size);
     return after_enqueue(detail::reporting_faults(*device_, [&] {
                              return impl_->fill(*detail::backend_of(dst), dst.offset_bytes(),
                                                 dst.bytes(), pattern, pattern_size, sync);
@@ -240,14 +208,8 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
     const auto geometry = detail::launch_geometry(impl, global, local, device_->info());
     detail::CheckedArguments checked(count);
     detail::check_arguments(impl, args, count, *device_, checked);
-    if (auto* recording = recording_for("Queue::launch", Sync::async)) {
-        recording->recorder().launch(impl, geometry, checked.view());
-        recording->add({detail::backend_of(kernel)});
-        for (std::size_t i = 0; i < count; ++i)
-            if (args[i].kind == KernelArgument::Kind::buffer)
-                recording->keep(detail::backend_of(*args[i].buffer));
-        return recorded();
-    }
+    if (auto* recording = recording_for("Queue::launch", Sync::async))
+        return recording->launch(kernel, geometry, checked.view(), args, count);
     auto event = detail::reporting_faults(
         *device_, [&] { return impl_->launch(impl, geometry, checked.view()); });
     detail::journal_launch(*device_, impl_.get(), impl.name());
@@ -271,7 +233,10 @@ Event Queue::mark() {
 void Queue::wait(const Event& event) {
     require_valid("Queue::wait");
     if (!event.valid()) detail::raise_argument("Queue::wait", "the Event is empty");
-    refuse_while_recording("Queue::wait");
+    if (auto* recording = impl_->recording()) {
+        recording->wait(*detail::backend_of(event));
+        return;
+    }
     if (detail::is_recorded_event(*detail::backend_of(event)))
         detail::raise_argument("Queue::wait", "the Event is of a recorded command, which runs "
                                               "only when replayed; wait for the Event "

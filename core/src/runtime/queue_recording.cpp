@@ -4,7 +4,6 @@
 
 #include "backend/backend_access.hpp"
 #include "backend/launch_journal.hpp"
-#include "support/log.hpp"
 #include "support/raise.hpp"
 
 namespace dualrt::detail {
@@ -15,16 +14,23 @@ void QueueRecordingDeleter::operator()(QueueRecording* recording) const noexcept
 
 namespace {
 
+// The Event of a recorded command: a point of its recording, which other queues of the same
+// recording may wait for; anything else (the host, a queue outside the recording, timing) is
+// refused, as the command runs only when replayed.
 class RecordedEvent final : public backend::EventImpl {
 public:
-    explicit RecordedEvent(std::shared_ptr<const backend::DeviceImpl> device)
-        : device_(std::move(device)) {}
+    RecordedEvent(std::shared_ptr<const backend::DeviceImpl> device,
+                  std::weak_ptr<RecordingSession> session, backend::RecorderImpl::Point point)
+        : device_(std::move(device)), session_(std::move(session)), point_(point) {}
     const backend::DeviceImpl& device() const override { return *device_; }
     void wait() override { refuse("Event::wait"); }
     bool is_complete() override { refuse("Event::is_complete"); }
     bool timed() const override { return false; }
     double elapsed_ms_since(backend::EventImpl&) override { refuse("Event::elapsed_ms"); }
     NativeHandle native_handle() const override { return 0; }
+
+    bool of(const RecordingSession& session) const { return session_.lock().get() == &session; }
+    backend::RecorderImpl::Point point() const { return point_; }
 
 private:
     [[noreturn]] static void refuse(const char* operation) {
@@ -33,13 +39,92 @@ private:
                                   "replayed; wait for the Event Queue::replay returns instead");
     }
     std::shared_ptr<const backend::DeviceImpl> device_;
+    std::weak_ptr<RecordingSession> session_;
+    backend::RecorderImpl::Point point_;
 };
 
 }  // namespace
 
-std::shared_ptr<backend::EventImpl> recorded_event(
-    std::shared_ptr<const backend::DeviceImpl> device) {
-    return std::make_shared<RecordedEvent>(device);
+Event QueueRecording::event_at(backend::RecorderImpl::Point point) const {
+    const backend::DeviceImpl& device = session_->queues[lane_]->device();
+    return Event(std::make_shared<RecordedEvent>(device.shared_from_this(), session_, point));
+}
+
+Event QueueRecording::added(backend::RecorderImpl::Point point,
+                            std::initializer_list<std::shared_ptr<const void>> kept) {
+    ++session_->commands;
+    session_->kept.insert(session_->kept.end(), kept.begin(), kept.end());
+    return event_at(point);
+}
+
+Event QueueRecording::copy_to_device(const BufferView& dst, const PinnedHolder& host,
+                                     std::size_t bytes) {
+    const auto& buffer = backend_of(dst);
+    return added(session_->recorder->copy_to_device(lane_, *buffer, dst.offset_bytes(),
+                                                    *host.buffer, host.offset, bytes),
+                 {buffer, host.buffer});
+}
+
+Event QueueRecording::copy_to_host(const PinnedHolder& host, const BufferView& src,
+                                   std::size_t bytes) {
+    const auto& buffer = backend_of(src);
+    return added(session_->recorder->copy_to_host(lane_, *host.buffer, host.offset, *buffer,
+                                                  src.offset_bytes(), bytes),
+                 {buffer, host.buffer});
+}
+
+Event QueueRecording::copy_device(const BufferView& dst, const BufferView& src) {
+    const auto& to = backend_of(dst);
+    const auto& from = backend_of(src);
+    return added(session_->recorder->copy_device(lane_, *to, dst.offset_bytes(), *from,
+                                                 src.offset_bytes(), src.bytes()),
+                 {to, from});
+}
+
+Event QueueRecording::fill(const BufferView& dst, const void* pattern, std::size_t pattern_size) {
+    const auto& buffer = backend_of(dst);
+    return added(session_->recorder->fill(lane_, *buffer, dst.offset_bytes(), dst.bytes(),
+                                          pattern, pattern_size),
+                 {buffer});
+}
+
+Event QueueRecording::launch(const Kernel& kernel, const backend::LaunchGeometry& geometry,
+                             backend::KernelArgs args, const KernelArgument* arguments,
+                             std::size_t count) {
+    const auto& impl = backend_of(kernel);
+    Event event = added(session_->recorder->launch(lane_, *impl, geometry, args), {impl});
+    for (std::size_t i = 0; i < count; ++i)
+        if (arguments[i].kind == KernelArgument::Kind::buffer)
+            session_->kept.push_back(backend_of(*arguments[i].buffer));
+    return event;
+}
+
+void QueueRecording::wait(const backend::EventImpl& event) {
+    const auto* recorded = dynamic_cast<const RecordedEvent*>(&event);
+    if (recorded == nullptr)
+        raise_argument("Queue::wait",
+                       "the queue is recording, and the Event is of work outside the recording, "
+                       "which a replay cannot wait for; wait for it before begin_recording, or "
+                       "on the queue you replay on before the replay");
+    if (!recorded->of(*session_))
+        raise_argument("Queue::wait", "the Event is of a command of another recording; a "
+                                      "recording's queues wait only for its own commands");
+    if (recorded->point() != no_point) session_->recorder->wait(lane_, recorded->point());
+}
+
+PinnedHolder pinned_for_recording(const char* operation, const char* role,
+                                  const backend::DeviceImpl& device, const void* data,
+                                  std::size_t bytes) {
+    auto holder = pinned_holder(device, data, bytes);
+    if (!holder)
+        raise_argument(operation,
+                       std::string("the ") + role + " is pageable host memory (or pinned for "
+                       "another device), which only the host can copy, and a replay runs "
+                       "without it; record copies from and to a HostBuffer of " +
+                           device_label(device.info()) +
+                           ", memory registered with it (Device::register_host), or a pointer "
+                           "into either");
+    return std::move(*holder);
 }
 
 bool is_recorded_event(const backend::EventImpl& event) {
@@ -59,7 +144,10 @@ detail::QueueRecording* Queue::recording_for(const char* operation, Sync sync) c
     return recording;
 }
 
-Event Queue::recorded() const { return Event(detail::recorded_event(device_)); }
+Event Queue::recorded() const {
+    // A command of no size records nothing: its Event is no point, and waiting for it nothing.
+    return impl_->recording()->event_at(detail::QueueRecording::no_point);
+}
 
 void Queue::refuse_while_recording(const char* operation) const {
     if (impl_->recording() != nullptr)
@@ -75,8 +163,32 @@ void Queue::begin_recording() {
     if (impl_->recording() != nullptr)
         detail::raise_argument("Queue::begin_recording",
                                "the queue is recording already; end_recording() first");
-    auto recorder = device_->create_recorder(*impl_);
-    impl_->recording_slot().reset(new detail::QueueRecording(std::move(recorder)));
+    auto session = std::make_shared<detail::RecordingSession>();
+    session->recorder = device_->create_recorder(*impl_);
+    session->queues.push_back(impl_);
+    impl_->recording_slot().reset(new detail::QueueRecording(std::move(session), 0));
+}
+
+void Queue::begin_recording(const Queue& origin) {
+    const char* op = "Queue::begin_recording(origin)";
+    require_valid(op);
+    origin.require_valid(op);
+    if (impl_->recording() != nullptr)
+        detail::raise_argument(op, "this queue is recording already; end that recording first");
+    detail::QueueRecording* joined = origin.impl_->recording();
+    if (joined == nullptr || joined->lane() != 0)
+        detail::raise_argument(op, "the origin queue is not the one that began a recording; "
+                                   "call origin.begin_recording() first");
+    if (origin.device_ != device_)
+        detail::raise_argument(op, "the origin queue runs on device " +
+                                       detail::device_label(origin.device_->info()) +
+                                       ", but this queue on " +
+                                       detail::device_label(device_->info()) +
+                                       "; a recording's queues are of one device");
+    const auto& session = joined->session();
+    const std::size_t lane = session->recorder->add_lane();
+    session->queues.push_back(impl_);
+    impl_->recording_slot().reset(new detail::QueueRecording(session, lane));
 }
 
 bool Queue::recording() const {
@@ -88,11 +200,17 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
     const std::shared_ptr<detail::RecordingState>& previous) {
     const char* op = "Queue::end_recording";
     require_valid(op);
-    if (impl_->recording() == nullptr)
+    detail::QueueRecording* recording = impl_->recording();
+    if (recording == nullptr)
         detail::raise_argument(op, "the queue is not recording; call begin_recording() first");
-    // The recording ends here whatever happens next: a failure leaves the queue usable.
-    detail::QueueRecordingPtr recording = std::move(impl_->recording_slot());
-    if (recording->commands() == 0)
+    if (recording->lane() != 0)
+        detail::raise_argument(op, "this queue joined a recording another queue began; end it "
+                                   "on that queue, which ends it for every queue");
+    // The recording ends here on every queue whatever happens next: a failure leaves the
+    // queues usable.
+    const std::shared_ptr<detail::RecordingSession> session = recording->session();
+    for (const auto& queue : session->queues) queue->recording_slot().reset();
+    if (session->commands == 0)
         detail::raise_argument(op, "nothing was recorded between begin_recording() and "
                                    "end_recording(); expected at least one copy, fill or launch");
     if (previous && previous->device != device_)
@@ -103,10 +221,11 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
     auto state = std::make_shared<detail::RecordingState>();
     state->device = device_;
     state->path = device_->info().recording;
-    state->commands = recording->commands();
-    state->kept = recording->take_kept();
-    state->impl = recording->recorder().finish(previous ? previous->impl : nullptr,
-                                               state->updated_in_place);
+    state->commands = session->commands;
+    state->queues = session->queues.size();
+    state->kept = std::move(session->kept);
+    state->impl = session->recorder->finish(previous ? previous->impl : nullptr,
+                                            state->updated_in_place);
     return state;
 }
 
@@ -139,6 +258,7 @@ Event Queue::replay(const Recording& recording) {
 
 RecordingPath Recording::path() const { return state_ ? state_->path : RecordingPath::none; }
 std::size_t Recording::commands() const { return state_ ? state_->commands : 0; }
+std::size_t Recording::queues() const { return state_ ? state_->queues : 0; }
 bool Recording::updated_in_place() const { return state_ && state_->updated_in_place; }
 
 }  // namespace dualrt

@@ -1,11 +1,15 @@
-// What the core keeps of a recording: while it is under way on a queue (QueueRecording, in the
-// queue's slot), and once it is a Recording (RecordingState). The backend records the commands;
-// the core keeps every object they use alive and counts them. Internal.
+// What the core keeps of a recording: while it is under way (a RecordingSession, shared by the
+// QueueRecording in the slot of each queue that records into it), and once it is a Recording
+// (RecordingState). The backend records the commands; the core keeps every object they use alive,
+// counts them, and turns waits between the recording's queues into the backend's waits between
+// lanes. Internal.
 #pragma once
 
+#include <dualrt/queue.hpp>
 #include <dualrt/recording.hpp>
 
 #include "backend/backend.hpp"
+#include "staging/pinned_ranges.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -18,36 +22,61 @@ struct RecordingState {
     std::shared_ptr<backend::RecordingImpl> impl;
     RecordingPath path = RecordingPath::none;
     std::size_t commands = 0;
+    std::size_t queues = 1;
     bool updated_in_place = false;
     // The buffers, host buffers and kernels the commands use: the driver's objects must outlive
     // every replay.
     std::vector<std::shared_ptr<const void>> kept;
 };
 
-class QueueRecording {
-public:
-    explicit QueueRecording(std::unique_ptr<backend::RecorderImpl> recorder)
-        : recorder_(std::move(recorder)) {}
-    backend::RecorderImpl& recorder() { return *recorder_; }
-    // One more command, using `objects`.
-    void add(std::initializer_list<std::shared_ptr<const void>> objects) {
-        ++commands_;
-        kept_.insert(kept_.end(), objects.begin(), objects.end());
-    }
-    void keep(std::shared_ptr<const void> object) { kept_.push_back(std::move(object)); }
-    std::size_t commands() const { return commands_; }
-    std::vector<std::shared_ptr<const void>> take_kept() { return std::move(kept_); }
-
-private:
-    std::unique_ptr<backend::RecorderImpl> recorder_;
-    std::size_t commands_ = 0;
-    std::vector<std::shared_ptr<const void>> kept_;
+// One recording under way: the backend's recorder and the queues recording into it (lane k is
+// queues[k]; the first began it and ends it).
+struct RecordingSession {
+    std::unique_ptr<backend::RecorderImpl> recorder;
+    std::vector<std::shared_ptr<backend::QueueImpl>> queues;
+    std::size_t commands = 0;
+    std::vector<std::shared_ptr<const void>> kept;
 };
 
-// The event a recorded command returns: it exists only in the recording, so waiting for it or
-// timing it throws Errc::invalid_argument saying so.
-std::shared_ptr<backend::EventImpl> recorded_event(
-    std::shared_ptr<const backend::DeviceImpl> device);
+// A queue's part in a session: each command goes to the session's recorder on the queue's lane,
+// its objects are kept, and it returns an Event of the recording (recorded_event).
+class QueueRecording {
+public:
+    QueueRecording(std::shared_ptr<RecordingSession> session, std::size_t lane)
+        : session_(std::move(session)), lane_(lane) {}
+
+    Event copy_to_device(const BufferView& dst, const PinnedHolder& host, std::size_t bytes);
+    Event copy_to_host(const PinnedHolder& host, const BufferView& src, std::size_t bytes);
+    Event copy_device(const BufferView& dst, const BufferView& src);
+    Event fill(const BufferView& dst, const void* pattern, std::size_t pattern_size);
+    // `args` checked; `arguments` the caller's, whose buffers are kept.
+    Event launch(const Kernel& kernel, const backend::LaunchGeometry& geometry,
+                 backend::KernelArgs args, const KernelArgument* arguments, std::size_t count);
+    // This queue's later commands wait for `event`, a recorded command's. Throws
+    // Errc::invalid_argument for any other event: a recording's work waits only on its own.
+    void wait(const backend::EventImpl& event);
+
+    const std::shared_ptr<RecordingSession>& session() const { return session_; }
+    std::size_t lane() const { return lane_; }
+    // An Event of this recording at `point` (no_point: of a command that recorded nothing).
+    Event event_at(backend::RecorderImpl::Point point) const;
+    static constexpr backend::RecorderImpl::Point no_point = ~backend::RecorderImpl::Point{0};
+
+private:
+    Event added(backend::RecorderImpl::Point point,
+                std::initializer_list<std::shared_ptr<const void>> kept);
+
+    std::shared_ptr<RecordingSession> session_;
+    std::size_t lane_;
+};
+
+// The pinned allocation that holds a recorded copy's host side, for `device`; where there is
+// none, Errc::invalid_argument from `operation` naming the `role` ("source").
+PinnedHolder pinned_for_recording(const char* operation, const char* role,
+                                  const backend::DeviceImpl& device, const void* data,
+                                  std::size_t bytes);
+
+// Whether `event` is a recorded command's, which exists only in its recording.
 bool is_recorded_event(const backend::EventImpl& event);
 
 }  // namespace dualrt::detail
