@@ -7,6 +7,7 @@
 #include <dualrt/dualrt.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,6 +42,21 @@ struct ReplayCost {
     double plain_enqueue_us = 0.0, plain_us = 0.0;
     double replay_enqueue_us = 0.0, replay_us = 0.0;
     std::string replay;  // how it replays: "CUDA graph (stream capture)", ...
+};
+
+// Sweeps of the built-in jacobi_rows over a `width` x `height` grid of floats on the device
+// (rows 0 and height - 1 fixed; width a multiple of jacobi_local[0], height - 2 of
+// jacobi_local[1]), ping-ponging between two grids: `steps` launches per batch,
+// timed as ReplayCost's batches are. The grid starts as `grid` before every batch; `result`
+// receives the last batch's (the sweeps' output, after an even number of steps, in the first
+// grid), for the caller to compare.
+inline constexpr std::uint32_t jacobi_local[2] = {64, 4};  // its work-groups, on both sides
+struct JacobiJob {
+    const float* grid = nullptr;
+    float* result = nullptr;
+    std::uint32_t width = 0, height = 0;
+    int steps = 0;
+    int repetitions = 0;
 };
 
 // A streamed stencil job: the built-in stencil_blur3x3 (kernels/cl/stencil.cl) over a `width` x
@@ -146,6 +162,10 @@ public:
     // `launches` launches of `empty` per batch, `repetitions` timed batches after a warm-up
     // (ReplayCost), on a queue without profiling, as a plain program makes it.
     virtual ReplayCost replay_cost(int launches, int repetitions) = 0;
+    // The sweeps of `job` launched one by one (the grids fixed as arguments of two kernel
+    // objects on OpenCL, set once, as a hand-written solver does) and replayed from a CUDA graph
+    // or an OpenCL command buffer (0 where there is none), per launch.
+    virtual ReplayCost jacobi_replay_cost(const JacobiJob& job) = 0;
 
     // The hand-written copy of `bytes` between this device and `peer`, another device of the
     // same backend: from this device to the peer (`outwards`) or back. CUDA: cuMemcpyPeerAsync

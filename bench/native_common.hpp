@@ -35,6 +35,34 @@ inline double median(std::vector<double> values) {
     return (lower + upper) / 2.0;
 }
 
+// Host time of batches of `per_batch` commands: `prepare()` (untimed), `enqueue()`, then
+// `finish()`; per command, the enqueue alone and until finished, medians over `repetitions`
+// batches after a warm-up. Replay costs (ReplayCost) are two of these.
+struct BatchTimes {
+    double enqueue_us = 0.0, total_us = 0.0;
+};
+template <typename Prepare, typename Enqueue, typename Finish>
+BatchTimes time_batches(int per_batch, int repetitions, Prepare&& prepare, Enqueue&& enqueue,
+                        Finish&& finish) {
+    using Clock = std::chrono::steady_clock;
+    const auto us = [](Clock::duration d) {
+        return std::chrono::duration<double, std::micro>(d).count();
+    };
+    std::vector<double> enqueues, totals;
+    for (int r = 0; r <= repetitions; ++r) {  // r == 0: the warm-up
+        prepare();
+        const auto begin = Clock::now();
+        enqueue();
+        const auto enqueued = Clock::now();
+        finish();
+        const auto end = Clock::now();
+        if (r == 0) continue;
+        enqueues.push_back(us(enqueued - begin) / per_batch);
+        totals.push_back(us(end - begin) / per_batch);
+    }
+    return {median(std::move(enqueues)), median(std::move(totals))};
+}
+
 [[noreturn]] inline void invalid_argument(const std::string& backend, const std::string& call,
                                           const std::string& detail) {
     ErrorInfo info;

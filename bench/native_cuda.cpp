@@ -22,9 +22,9 @@ double microseconds(Clock::duration d) {
 }  // namespace
 
 NativeCuda::NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
-                       CUfunction triad, CUfunction stencil)
+                       CUfunction triad, CUfunction stencil, CUfunction jacobi)
     : device_(device), context_(nullptr), empty_(empty), busy_(busy), triad_(triad),
-      stencil_(stencil) {
+      stencil_(stencil), jacobi_(jacobi) {
     // Our own reference to the primary context, so it outlives dualrt's Device if need be; it
     // must be the context dualrt uses, or the CUfunctions handed to us would not belong to it.
     NATIVE_CU(cuDevicePrimaryCtxRetain(&context_, device_));
@@ -156,5 +156,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
         reinterpret_cast<CUfunction>(handles->empty_kernel),
         reinterpret_cast<CUfunction>(handles->busy_kernel),
         reinterpret_cast<CUfunction>(handles->triad_kernel),
-        reinterpret_cast<CUfunction>(handles->stencil_kernel));
+        reinterpret_cast<CUfunction>(handles->stencil_kernel),
+        reinterpret_cast<CUfunction>(handles->jacobi_kernel));
 }

@@ -97,7 +97,7 @@ private:
 class NativeCuda final : public NativeBaseline {
 public:
     NativeCuda(CUdevice device, CUcontext context, CUfunction empty, CUfunction busy,
-               CUfunction triad, CUfunction stencil);
+               CUfunction triad, CUfunction stencil, CUfunction jacobi);
     ~NativeCuda() override;
 
     std::string describe() const override;
@@ -109,6 +109,7 @@ public:
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
     double stencil_ms(const StencilJob& job) override;  // native_cuda_stencil.cpp
     ReplayCost replay_cost(int launches, int repetitions) override;  // native_cuda_replay.cpp
+    ReplayCost jacobi_replay_cost(const JacobiJob& job) override;      // native_cuda_replay.cpp
     double peer_copy_ms(const Device& peer, bool outwards, std::size_t bytes,
                         int repetitions) override;  // native_cuda_peer.cpp
 
@@ -119,6 +120,7 @@ private:
     CUfunction busy_;
     CUfunction triad_;
     CUfunction stencil_;
+    CUfunction jacobi_;
     // launch_cost's stream, made on its first call and kept, as dualrt's launch_cost keeps its
     // queues and the OpenCL baseline its own: launches on one stream over all rounds.
     std::unique_ptr<Stream> launch_stream_;

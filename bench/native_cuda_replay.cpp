@@ -1,18 +1,39 @@
-// The native CUDA side of replay_cost: launches of `empty` one by one, and the same launches
-// captured into a CUDA graph and launched with cuGraphLaunch, as a hand-written program does it.
+// The native CUDA side of replay_cost: launches one by one, and the same launches captured into a
+// CUDA graph and launched with cuGraphLaunch, as a hand-written program does it. For `empty` and
+// for the Jacobi sweeps.
 #include "native_common.hpp"
 #include "native_cuda.hpp"
 
-#include <chrono>
 #include <vector>
 
 namespace dualrt::bench::cuda {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double microseconds(Clock::duration d) {
-    return std::chrono::duration<double, std::micro>(d).count();
+// `launch_all` enqueued one by one, and captured into a graph and replayed, per launch.
+template <typename Prepare, typename LaunchAll>
+ReplayCost plain_and_graph(const Stream& stream, int launches, int repetitions,
+                           Prepare&& prepare, LaunchAll&& launch_all) {
+    const auto finish = [&] { NATIVE_CU(cuStreamSynchronize(stream.get())); };
+    ReplayCost cost;
+    const detail::BatchTimes plain =
+        detail::time_batches(launches, repetitions, prepare, launch_all, finish);
+    CUgraph graph = nullptr;
+    NATIVE_CU(cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));
+    launch_all();
+    NATIVE_CU(cuStreamEndCapture(stream.get(), &graph));
+    CUgraphExec exec = nullptr;
+    NATIVE_CU(cuGraphInstantiate(&exec, graph, 0));
+    const detail::BatchTimes replayed = detail::time_batches(
+        launches, repetitions, prepare, [&] { NATIVE_CU(cuGraphLaunch(exec, stream.get())); },
+        finish);
+    NATIVE_CU(cuGraphExecDestroy(exec));
+    NATIVE_CU(cuGraphDestroy(graph));
+    cost.plain_enqueue_us = plain.enqueue_us;
+    cost.plain_us = plain.total_us;
+    cost.replay_enqueue_us = replayed.enqueue_us;
+    cost.replay_us = replayed.total_us;
+    cost.replay = "CUDA graph (stream capture, cuGraphLaunch)";
+    return cost;
 }
 
 }  // namespace
@@ -23,51 +44,36 @@ ReplayCost NativeCuda::replay_cost(int launches, int repetitions) {
     const Stream stream;
     unsigned unused = 0;  // empty(uint unused)
     void* params[] = {&unused};
-    const auto launch_all = [&] {
-        constexpr auto blocks = static_cast<unsigned>(empty_global_size / empty_local_size);
+    constexpr auto blocks = static_cast<unsigned>(empty_global_size / empty_local_size);
+    return plain_and_graph(stream, launches, repetitions, [] {}, [&] {
         for (int i = 0; i < launches; ++i)
             NATIVE_CU(cuLaunchKernel(empty_, blocks, 1, 1, static_cast<unsigned>(empty_local_size),
                                      1, 1, 0, stream.get(), params, nullptr));
+    });
+}
+
+ReplayCost NativeCuda::jacobi_replay_cost(const JacobiJob& job) {
+    detail::check_launch_arguments("cuda", job.steps, job.repetitions);
+    Current current(context_);
+    const Stream stream;
+    const std::size_t bytes = std::size_t{job.width} * job.height * sizeof(float);
+    const DeviceMemory first(bytes), second(bytes);
+    CUdeviceptr grids[2] = {first.get(), second.get()};
+    std::uint32_t width = job.width, first_row = 1, rows = job.height - 2;
+    // One parameter list per direction of the ping-pong, as a hand-written solver keeps them.
+    void* forward[] = {&grids[0], &grids[1], &width, &first_row, &rows};
+    void* backward[] = {&grids[1], &grids[0], &width, &first_row, &rows};
+    const auto reset = [&] {
+        for (CUdeviceptr grid : grids) NATIVE_CU(cuMemcpyHtoD(grid, job.grid, bytes));
     };
-
-    CUgraph graph = nullptr;
-    NATIVE_CU(cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));
-    launch_all();
-    NATIVE_CU(cuStreamEndCapture(stream.get(), &graph));
-    CUgraphExec exec = nullptr;
-    NATIVE_CU(cuGraphInstantiate(&exec, graph, 0));
-
-    // One batch: the enqueue's host time and the time until the stream has run it, per launch.
-    const auto batch = [&](auto&& enqueue, double& enqueue_us, double& total_us) {
-        const auto begin = Clock::now();
-        enqueue();
-        const auto enqueued = Clock::now();
-        NATIVE_CU(cuStreamSynchronize(stream.get()));
-        enqueue_us = microseconds(enqueued - begin) / launches;
-        total_us = microseconds(Clock::now() - begin) / launches;
-    };
-    const auto replay = [&] { NATIVE_CU(cuGraphLaunch(exec, stream.get())); };
-    std::vector<double> plain_enqueue, plain, replay_enqueue, replayed;
-    double enqueue_us = 0.0, total_us = 0.0;
-    batch(launch_all, enqueue_us, total_us);  // warm-ups: the first launch loads the code
-    batch(replay, enqueue_us, total_us);
-    for (int r = 0; r < repetitions; ++r) {
-        batch(launch_all, enqueue_us, total_us);
-        plain_enqueue.push_back(enqueue_us);
-        plain.push_back(total_us);
-        batch(replay, enqueue_us, total_us);
-        replay_enqueue.push_back(enqueue_us);
-        replayed.push_back(total_us);
-    }
-    NATIVE_CU(cuGraphExecDestroy(exec));
-    NATIVE_CU(cuGraphDestroy(graph));
-
-    ReplayCost cost;
-    cost.plain_enqueue_us = detail::median(std::move(plain_enqueue));
-    cost.plain_us = detail::median(std::move(plain));
-    cost.replay_enqueue_us = detail::median(std::move(replay_enqueue));
-    cost.replay_us = detail::median(std::move(replayed));
-    cost.replay = "CUDA graph (stream capture, cuGraphLaunch)";
+    ReplayCost cost = plain_and_graph(stream, job.steps, job.repetitions, reset, [&] {
+        for (int step = 0; step < job.steps; ++step)
+            NATIVE_CU(cuLaunchKernel(jacobi_, job.width / jacobi_local[0],
+                                     rows / jacobi_local[1], 1, jacobi_local[0], jacobi_local[1],
+                                     1, 0, stream.get(), step % 2 == 0 ? forward : backward,
+                                     nullptr));
+    });
+    NATIVE_CU(cuMemcpyDtoH(job.result, grids[0], bytes));
     return cost;
 }
 

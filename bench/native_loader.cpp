@@ -53,10 +53,11 @@ std::unique_ptr<NativeBaseline> load_native_baseline(const Device& device) {
     const Kernel busy = device.kernel("busy");
     const Kernel triad = device.kernel("triad");
     const Kernel stencil = device.kernel("stencil_blur3x3");
+    const Kernel jacobi = device.kernel("jacobi_rows");
     const dualrt_native_handles handles{DUALRT_NATIVE_API_VERSION, device.native_handle(),
                                         device.native_context(),     empty.native_handle(),
                                         busy.native_handle(),        triad.native_handle(),
-                                        stencil.native_handle()};
+                                        stencil.native_handle(),     jacobi.native_handle()};
     std::unique_ptr<NativeBaseline> baseline(create(&handles));
     if (!baseline) unavailable(backend, path + " created no baseline");
     return baseline;

@@ -16,7 +16,7 @@ extern "C" {
 
 // Bumped when the struct or the NativeBaseline interface changes, so that a stale module is
 // refused with a message instead of crashing.
-#define DUALRT_NATIVE_API_VERSION 6
+#define DUALRT_NATIVE_API_VERSION 7
 #define DUALRT_NATIVE_ENTRY_NAME "dualrt_native_baseline_create"
 
 struct dualrt_native_handles {
@@ -27,6 +27,7 @@ struct dualrt_native_handles {
     std::uintptr_t busy_kernel;   // CUfunction / cl_kernel of the built-in `busy`
     std::uintptr_t triad_kernel;  // CUfunction / cl_kernel of the built-in `triad` (stream)
     std::uintptr_t stencil_kernel;  // CUfunction / cl_kernel of the built-in `stencil_blur3x3`
+    std::uintptr_t jacobi_kernel;   // CUfunction / cl_kernel of the built-in `jacobi_rows`
 };
 
 typedef dualrt::bench::NativeBaseline* (*dualrt_native_create_fn)(const dualrt_native_handles*);

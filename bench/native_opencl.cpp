@@ -43,7 +43,7 @@ std::string device_text(cl_device_id device, cl_device_info what) {
 }  // namespace
 
 NativeOpenCL::NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty,
-                           cl_kernel busy, cl_kernel triad, cl_kernel stencil)
+                           cl_kernel busy, cl_kernel triad, cl_kernel stencil, cl_kernel jacobi)
     : device_(device) {
     // Our own reference, so the context outlives dualrt's Device if need be.
     NATIVE_CL(clRetainContext(context));
@@ -53,6 +53,7 @@ NativeOpenCL::NativeOpenCL(cl_device_id device, cl_context context, cl_kernel em
     for (std::size_t q = 0; q < detail::stream_queues; ++q)
         triads_.push_back(own_kernel(triad, "triad"));
     stencil_ = own_kernel(stencil, "stencil_blur3x3");
+    for (auto& kernel : jacobi_) kernel = own_kernel(jacobi, "jacobi_rows");
     plain_ = create_queue(context, device, 0);
     for (auto& queue : timed_) queue = create_queue(context, device, CL_QUEUE_PROFILING_ENABLE);
     cl_uint align_bits = 0;
@@ -215,5 +216,6 @@ dualrt_native_baseline_create(const dualrt_native_handles* handles) {
         reinterpret_cast<cl_kernel>(handles->empty_kernel),
         reinterpret_cast<cl_kernel>(handles->busy_kernel),
         reinterpret_cast<cl_kernel>(handles->triad_kernel),
-        reinterpret_cast<cl_kernel>(handles->stencil_kernel));
+        reinterpret_cast<cl_kernel>(handles->stencil_kernel),
+        reinterpret_cast<cl_kernel>(handles->jacobi_kernel));
 }

@@ -111,7 +111,7 @@ std::uint64_t end_to_end_ns(const EventObject& start, const EventObject& stop);
 class NativeOpenCL final : public NativeBaseline {
 public:
     NativeOpenCL(cl_device_id device, cl_context context, cl_kernel empty, cl_kernel busy,
-                 cl_kernel triad, cl_kernel stencil);
+                 cl_kernel triad, cl_kernel stencil, cl_kernel jacobi);
 
     std::string describe() const override;
     double copy_ms(Direction direction, HostMemory host, std::size_t bytes,
@@ -122,6 +122,7 @@ public:
     StreamTiming stream_triad(HostMemory host, const StreamJob& job) override;
     double stencil_ms(const StencilJob& job) override;  // native_opencl_stencil.cpp
     ReplayCost replay_cost(int launches, int repetitions) override;  // native_opencl_replay.cpp
+    ReplayCost jacobi_replay_cost(const JacobiJob& job) override;      // native_opencl_replay.cpp
 
 private:
     // Declared first, destroyed last: everything below belongs to the context.
@@ -133,6 +134,8 @@ private:
     // arguments, as a hand-written stream sets them once.
     std::vector<KernelObject> triads_;
     KernelObject stencil_;
+    // jacobi_rows, one kernel object per direction of the ping-pong, their grids set once.
+    KernelObject jacobi_[2];
     QueueObject plain_;      // no profiling: launches as a plain program makes them
     QueueObject timed_[3];   // with CL_QUEUE_PROFILING_ENABLE: copies, pipeline, and launches
     std::size_t align_elements_ = 1;  // sub-buffer origins: CL_DEVICE_MEM_BASE_ADDR_ALIGN
