@@ -20,8 +20,8 @@ namespace {
 class RecordedEvent final : public backend::EventImpl {
 public:
     RecordedEvent(std::shared_ptr<const backend::DeviceImpl> device,
-                  std::weak_ptr<RecordingSession> session, backend::RecorderImpl::Point point)
-        : device_(std::move(device)), session_(std::move(session)), point_(point) {}
+                  std::weak_ptr<OpenRecording> under_way, backend::RecorderImpl::Point point)
+        : device_(std::move(device)), open_(std::move(under_way)), point_(point) {}
     const backend::DeviceImpl& device() const override { return *device_; }
     void wait() override { refuse("Event::wait"); }
     bool is_complete() override { refuse("Event::is_complete"); }
@@ -29,7 +29,7 @@ public:
     double elapsed_ms_since(backend::EventImpl&) override { refuse("Event::elapsed_ms"); }
     NativeHandle native_handle() const override { return 0; }
 
-    bool of(const RecordingSession& session) const { return session_.lock().get() == &session; }
+    bool of(const OpenRecording& under_way) const { return open_.lock().get() == &under_way; }
     backend::RecorderImpl::Point point() const { return point_; }
 
 private:
@@ -39,28 +39,28 @@ private:
                                   "replayed; wait for the Event Queue::replay returns instead");
     }
     std::shared_ptr<const backend::DeviceImpl> device_;
-    std::weak_ptr<RecordingSession> session_;
+    std::weak_ptr<OpenRecording> open_;
     backend::RecorderImpl::Point point_;
 };
 
 }  // namespace
 
 Event QueueRecording::event_at(backend::RecorderImpl::Point point) const {
-    const backend::DeviceImpl& device = session_->queues[lane_]->device();
-    return Event(std::make_shared<RecordedEvent>(device.shared_from_this(), session_, point));
+    const backend::DeviceImpl& device = open_->queues[lane_]->device();
+    return Event(std::make_shared<RecordedEvent>(device.shared_from_this(), open_, point));
 }
 
 Event QueueRecording::added(backend::RecorderImpl::Point point,
                             std::initializer_list<std::shared_ptr<const void>> kept) {
-    ++session_->commands;
-    session_->kept.insert(session_->kept.end(), kept.begin(), kept.end());
+    ++open_->commands;
+    open_->kept.insert(open_->kept.end(), kept.begin(), kept.end());
     return event_at(point);
 }
 
 Event QueueRecording::copy_to_device(const BufferView& dst, const PinnedHolder& host,
                                      std::size_t bytes) {
     const auto& buffer = backend_of(dst);
-    return added(session_->recorder->copy_to_device(lane_, *buffer, dst.offset_bytes(),
+    return added(open_->recorder->copy_to_device(lane_, *buffer, dst.offset_bytes(),
                                                     *host.buffer, host.offset, bytes),
                  {buffer, host.buffer});
 }
@@ -68,7 +68,7 @@ Event QueueRecording::copy_to_device(const BufferView& dst, const PinnedHolder& 
 Event QueueRecording::copy_to_host(const PinnedHolder& host, const BufferView& src,
                                    std::size_t bytes) {
     const auto& buffer = backend_of(src);
-    return added(session_->recorder->copy_to_host(lane_, *host.buffer, host.offset, *buffer,
+    return added(open_->recorder->copy_to_host(lane_, *host.buffer, host.offset, *buffer,
                                                   src.offset_bytes(), bytes),
                  {buffer, host.buffer});
 }
@@ -76,14 +76,14 @@ Event QueueRecording::copy_to_host(const PinnedHolder& host, const BufferView& s
 Event QueueRecording::copy_device(const BufferView& dst, const BufferView& src) {
     const auto& to = backend_of(dst);
     const auto& from = backend_of(src);
-    return added(session_->recorder->copy_device(lane_, *to, dst.offset_bytes(), *from,
+    return added(open_->recorder->copy_device(lane_, *to, dst.offset_bytes(), *from,
                                                  src.offset_bytes(), src.bytes()),
                  {to, from});
 }
 
 Event QueueRecording::fill(const BufferView& dst, const void* pattern, std::size_t pattern_size) {
     const auto& buffer = backend_of(dst);
-    return added(session_->recorder->fill(lane_, *buffer, dst.offset_bytes(), dst.bytes(),
+    return added(open_->recorder->fill(lane_, *buffer, dst.offset_bytes(), dst.bytes(),
                                           pattern, pattern_size),
                  {buffer});
 }
@@ -92,10 +92,10 @@ Event QueueRecording::launch(const Kernel& kernel, const backend::LaunchGeometry
                              backend::KernelArgs args, const KernelArgument* arguments,
                              std::size_t count) {
     const auto& impl = backend_of(kernel);
-    Event event = added(session_->recorder->launch(lane_, *impl, geometry, args), {impl});
+    Event event = added(open_->recorder->launch(lane_, *impl, geometry, args), {impl});
     for (std::size_t i = 0; i < count; ++i)
         if (arguments[i].kind == KernelArgument::Kind::buffer)
-            session_->kept.push_back(backend_of(*arguments[i].buffer));
+            open_->kept.push_back(backend_of(*arguments[i].buffer));
     return event;
 }
 
@@ -106,10 +106,10 @@ void QueueRecording::wait(const backend::EventImpl& event) {
                        "the queue is recording, and the Event is of work outside the recording, "
                        "which a replay cannot wait for; wait for it before begin_recording, or "
                        "on the queue you replay on before the replay");
-    if (!recorded->of(*session_))
+    if (!recorded->of(*open_))
         raise_argument("Queue::wait", "the Event is of a command of another recording; a "
                                       "recording's queues wait only for its own commands");
-    if (recorded->point() != no_point) session_->recorder->wait(lane_, recorded->point());
+    if (recorded->point() != no_point) open_->recorder->wait(lane_, recorded->point());
 }
 
 PinnedHolder pinned_for_recording(const char* operation, const char* role,
@@ -163,10 +163,10 @@ void Queue::begin_recording() {
     if (impl_->recording() != nullptr)
         detail::raise_argument("Queue::begin_recording",
                                "the queue is recording already; end_recording() first");
-    auto session = std::make_shared<detail::RecordingSession>();
-    session->recorder = device_->create_recorder(*impl_);
-    session->queues.push_back(impl_);
-    impl_->recording_slot().reset(new detail::QueueRecording(std::move(session), 0));
+    auto under_way = std::make_shared<detail::OpenRecording>();
+    under_way->recorder = device_->create_recorder(*impl_);
+    under_way->queues.push_back(impl_);
+    impl_->recording_slot().reset(new detail::QueueRecording(std::move(under_way), 0));
 }
 
 void Queue::begin_recording(const Queue& origin) {
@@ -185,10 +185,10 @@ void Queue::begin_recording(const Queue& origin) {
                                        ", but this queue on " +
                                        detail::device_label(device_->info()) +
                                        "; a recording's queues are of one device");
-    const auto& session = joined->session();
-    const std::size_t lane = session->recorder->add_lane();
-    session->queues.push_back(impl_);
-    impl_->recording_slot().reset(new detail::QueueRecording(session, lane));
+    const auto& under_way = joined->open();
+    const std::size_t lane = under_way->recorder->add_lane();
+    under_way->queues.push_back(impl_);
+    impl_->recording_slot().reset(new detail::QueueRecording(under_way, lane));
 }
 
 bool Queue::recording() const {
@@ -208,9 +208,9 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
                                    "on that queue, which ends it for every queue");
     // The recording ends here on every queue whatever happens next: a failure leaves the
     // queues usable.
-    const std::shared_ptr<detail::RecordingSession> session = recording->session();
-    for (const auto& queue : session->queues) queue->recording_slot().reset();
-    if (session->commands == 0)
+    const std::shared_ptr<detail::OpenRecording> under_way = recording->open();
+    for (const auto& queue : under_way->queues) queue->recording_slot().reset();
+    if (under_way->commands == 0)
         detail::raise_argument(op, "nothing was recorded between begin_recording() and "
                                    "end_recording(); expected at least one copy, fill or launch");
     if (previous && previous->device != device_)
@@ -221,10 +221,10 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
     auto state = std::make_shared<detail::RecordingState>();
     state->device = device_;
     state->path = device_->info().recording;
-    state->commands = session->commands;
-    state->queues = session->queues.size();
-    state->kept = std::move(session->kept);
-    state->impl = session->recorder->finish(previous ? previous->impl : nullptr,
+    state->commands = under_way->commands;
+    state->queues = under_way->queues.size();
+    state->kept = std::move(under_way->kept);
+    state->impl = under_way->recorder->finish(previous ? previous->impl : nullptr,
                                             state->updated_in_place);
     return state;
 }

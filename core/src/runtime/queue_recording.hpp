@@ -1,4 +1,4 @@
-// What the core keeps of a recording: while it is under way (a RecordingSession, shared by the
+// What the core keeps of a recording: while it is under way (an OpenRecording, shared by the
 // QueueRecording in the slot of each queue that records into it), and once it is a Recording
 // (RecordingState). The backend records the commands; the core keeps every object they use alive,
 // counts them, and turns waits between the recording's queues into the backend's waits between
@@ -31,19 +31,19 @@ struct RecordingState {
 
 // One recording under way: the backend's recorder and the queues recording into it (lane k is
 // queues[k]; the first began it and ends it).
-struct RecordingSession {
+struct OpenRecording {
     std::unique_ptr<backend::RecorderImpl> recorder;
     std::vector<std::shared_ptr<backend::QueueImpl>> queues;
     std::size_t commands = 0;
     std::vector<std::shared_ptr<const void>> kept;
 };
 
-// A queue's part in a session: each command goes to the session's recorder on the queue's lane,
+// A queue's part in an open recording: each command goes to its recorder on the queue's lane,
 // its objects are kept, and it returns an Event of the recording (recorded_event).
 class QueueRecording {
 public:
-    QueueRecording(std::shared_ptr<RecordingSession> session, std::size_t lane)
-        : session_(std::move(session)), lane_(lane) {}
+    QueueRecording(std::shared_ptr<OpenRecording> under_way, std::size_t lane)
+        : open_(std::move(under_way)), lane_(lane) {}
 
     Event copy_to_device(const BufferView& dst, const PinnedHolder& host, std::size_t bytes);
     Event copy_to_host(const PinnedHolder& host, const BufferView& src, std::size_t bytes);
@@ -56,7 +56,7 @@ public:
     // Errc::invalid_argument for any other event: a recording's work waits only on its own.
     void wait(const backend::EventImpl& event);
 
-    const std::shared_ptr<RecordingSession>& session() const { return session_; }
+    const std::shared_ptr<OpenRecording>& open() const { return open_; }
     std::size_t lane() const { return lane_; }
     // An Event of this recording at `point` (no_point: of a command that recorded nothing).
     Event event_at(backend::RecorderImpl::Point point) const;
@@ -66,7 +66,7 @@ private:
     Event added(backend::RecorderImpl::Point point,
                 std::initializer_list<std::shared_ptr<const void>> kept);
 
-    std::shared_ptr<RecordingSession> session_;
+    std::shared_ptr<OpenRecording> open_;
     std::size_t lane_;
 };
 
