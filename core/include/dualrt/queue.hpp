@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dualrt {
@@ -216,7 +217,9 @@ private:
     void require_valid(const char* operation) const;
     void require_same_device(const char* operation, const BufferView& buffer,
                              const char* role) const;
-    Event after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync);
+    // `what` (and a kernel's `name`) describe the command to a Pipeline's enqueue watch.
+    Event after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync,
+                        const char* what = "a copy or fill", const std::string* name = nullptr);
     // The recording under way on this queue, for a command of `operation` (null when none);
     // refuses Sync::blocking, which a recorded command cannot honour.
     detail::QueueRecording* recording_for(const char* operation, Sync sync) const;

@@ -30,9 +30,9 @@ struct RecordingState;
 /// for (int i = 0; i < 10; ++i) queue.replay(steps);  // 200 launches each, one enqueue
 /// @endcode
 ///
-/// How a device records is DeviceInfo::recording: CUDA graphs; OpenCL command buffers
-/// (cl_khr_command_buffer) where the device has them; elsewhere on OpenCL dualrt's own list of
-/// prepared commands, whose replay makes one driver call per command and nothing else.
+/// How a device records is DeviceInfo::recording: CUDA graphs; OpenCL command buffers where the
+/// device has them; elsewhere on OpenCL dualrt's own list of prepared commands, whose replay
+/// makes one driver call per command and nothing else.
 ///
 /// Several queues of one device record into one recording with Queue::begin_recording(origin);
 /// waits between them are recorded as they are enqueued, and a replay keeps them.

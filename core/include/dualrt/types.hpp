@@ -77,7 +77,7 @@ const char* to_string(DeviceType type) noexcept;
 enum class RecordingPath {
     none,            ///< the device cannot record
     graph,           ///< CUDA graphs: a replay is one graph launch
-    command_buffer,  ///< OpenCL cl_khr_command_buffer: a replay is one command-buffer enqueue
+    command_buffer,  ///< OpenCL command buffers: a replay is one command-buffer enqueue
     /// dualrt's own list of prepared commands (OpenCL devices without command buffers): each
     /// replayed command is one driver call, its checks, lookups and kernel arguments done when
     /// it was recorded

@@ -38,8 +38,9 @@ private:
 };
 
 // An asynchronous command was enqueued on `queue` of `device`: `what` ("a launch of") and the
-// kernel's `name`, or `what` alone ("a copy or fill"). Called for every such enqueue: no text is
-// made unless a watch is set. (A blocking command has ended when its call returns: it is ordered.)
+// kernel's `name`, or `what` alone ("a copy or fill", "a replay"). Called for every such
+// enqueue: no text is made unless a watch is set. (A blocking command has ended when its call
+// returns: it is ordered.)
 void watch_enqueue(const backend::DeviceImpl& device, const backend::QueueImpl& queue,
                    const char* what, const std::string* name = nullptr);
 // `queue` now waits for an event: work enqueued on other queues before that event is ordered

@@ -53,7 +53,8 @@ void Queue::require_same_device(const char* operation, const BufferView& buffer,
                                               detail::device_label(device_->info()));
 }
 
-Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync) {
+Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync,
+                           const char* what, const std::string* name) {
     if (detail::sync_after_every_enqueue()) {
         detail::reporting_faults(*device_, [&] {
             impl_->finish();
@@ -63,7 +64,7 @@ Event Queue::after_enqueue(std::shared_ptr<backend::EventImpl> event, Sync sync)
     }
     // The in-order queue has done everything enqueued before: no kernel of it is in flight.
     if (sync == Sync::blocking) detail::journal_queue_done(*device_, impl_.get());
-    else detail::watch_enqueue(*device_, *impl_, "a copy or fill");
+    else detail::watch_enqueue(*device_, *impl_, what, name);
     return Event(std::move(event));
 }
 
@@ -213,9 +214,7 @@ Event Queue::launch_checked(const Kernel& kernel, Range global, Range local,
     auto event = detail::reporting_faults(
         *device_, [&] { return impl_->launch(impl, geometry, checked.view()); });
     detail::journal_launch(*device_, impl_.get(), impl.name());
-    if (!detail::sync_after_every_enqueue())
-        detail::watch_enqueue(*device_, *impl_, "a launch of", &impl.name());
-    return after_enqueue(std::move(event), Sync::async);
+    return after_enqueue(std::move(event), Sync::async, "a launch of", &impl.name());
 }
 
 Event Queue::record() {

@@ -253,7 +253,7 @@ Event Queue::replay(const Recording& recording) {
                                        detail::device_label(device_->info()));
     return after_enqueue(
         detail::reporting_faults(*device_, [&] { return state.impl->replay(*impl_); }),
-        Sync::async);
+        Sync::async, "a replay");
 }
 
 RecordingPath Recording::path() const { return state_ ? state_->path : RecordingPath::none; }

@@ -8,7 +8,8 @@
 
 namespace dualrt {
 
-/// Where a report's stage times come from.
+/// Where a report's stage times come from, from the best to the worst: a run over several
+/// devices is as good as its worst device.
 enum class StageTimes {
     /// Every stage of every chunk was timed in this run: the stage sums, the bound and the
     /// figures made from them are measurements.
