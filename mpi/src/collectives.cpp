@@ -1,8 +1,9 @@
 // Broadcast and allreduce of device buffers. Every rank first agrees on what is moved and learns
 // whether any rank's own checks failed (agreement.hpp), so a mistake on one rank throws on every
-// rank instead of hanging the others. Staged,
-// pieces flow through a ring of pinned slots: the download of a later piece and the upload of an
-// earlier one run while MPI works on the current one.
+// rank instead of hanging the others. Through NCCL, the operation is enqueued on the caller's
+// queue (its CUDA stream) on the communicator of all ranks. Staged, pieces flow through a ring of
+// pinned slots: the download of a later piece and the upload of an earlier one run while MPI
+// works on the current one.
 #include "agreement.hpp"
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
@@ -66,6 +67,43 @@ void give_back(CommState& comm, Ring& ring) {
         comm.slots.give_back(std::move(ring.slots[i]), ring.busy[i]);
 }
 
+// The NCCL type of an element type code (type_code<T>()); false for one NCCL lacks (16-bit
+// integers), which then takes the staged path.
+bool nccl_type(std::uint64_t code, nccl::DataType& type) {
+    switch (code) {
+    case 1: type = nccl::int8; return true;
+    case 2: type = nccl::uint8; return true;
+    case 5: type = nccl::int32; return true;
+    case 6: type = nccl::uint32; return true;
+    case 7: type = nccl::int64; return true;
+    case 8: type = nccl::uint64; return true;
+    case 9: type = nccl::float32; return true;
+    case 10: type = nccl::float64; return true;
+    default: return false;
+    }
+}
+
+nccl::RedOp nccl_op(ReduceOp op) {
+    switch (op) {
+    case ReduceOp::sum: return nccl::sum;
+    case ReduceOp::min: return nccl::min;
+    case ReduceOp::max: return nccl::max;
+    }
+    return nccl::sum;
+}
+
+// Runs `enqueue` (an NCCL collective on `queue`'s stream) and returns once it has completed: the
+// collectives are blocking, with the data in place on return.
+template <typename Enqueue>
+void run_nccl(CommState& comm, const Queue& queue, Enqueue&& enqueue) {
+    Queue user = queue;
+    NcclComm& all = *comm.nccl_all;
+    all.wait_settled();
+    enqueue(all, reinterpret_cast<nccl::Stream>(user.native_handle()));
+    all.wait_settled();
+    all.wait(user.mark());
+}
+
 MPI_Op op_of(ReduceOp op) {
     switch (op) {
     case ReduceOp::sum: return MPI_SUM;
@@ -90,6 +128,12 @@ void broadcast(CommState& comm, const Queue& queue, const BufferView& buffer,
     };
     const std::string context = "broadcast of " + std::to_string(bytes.bytes()) +
                                 " bytes from rank " + std::to_string(root);
+    if (comm.transport == Transport::nccl) {
+        run_nccl(comm, queue, [&](NcclComm& all, nccl::Stream stream) {
+            all.broadcast(bytes, root, stream);
+        });
+        return;
+    }
     Queue user = queue;
     const Event after = user.mark();
     if (comm.transport == Transport::gpu_aware) {
@@ -153,6 +197,14 @@ void allreduce(CommState& comm, const Queue& queue, const BufferView& buffer,
     };
     const std::string context = "allreduce (" + std::string(to_string(reduce)) + ") of " +
                                 std::to_string(bytes.bytes()) + " bytes";
+    nccl::DataType nccl_element{};
+    if (comm.transport == Transport::nccl && nccl_type(type.code, nccl_element)) {
+        run_nccl(comm, queue, [&](NcclComm& all, nccl::Stream stream) {
+            all.all_reduce(bytes, nccl_element, bytes.bytes() / type.size, nccl_op(reduce),
+                           stream);
+        });
+        return;
+    }
     Queue user = queue;
     const Event after = user.mark();
     if (comm.transport == Transport::gpu_aware) {

@@ -33,7 +33,6 @@ std::string describe(const Device& device) {
 
 CommState::CommState(Device device_, MPI_Comm comm, const CommunicatorOptions& options_)
     : device(std::move(device_)), options(options_), slots(device) {
-    transport = choose_transport(device, options);
     try {
         headers = duplicate(comm, "headers and collectives");
         pieces = duplicate(comm, "pieces");
@@ -49,6 +48,7 @@ CommState::CommState(Device device_, MPI_Comm comm, const CommunicatorOptions& o
         // Their events order the staged pieces and are never timed: cheaper on OpenCL.
         downloads = device.create_queue(QueueOptions{false});
         uploads = device.create_queue(QueueOptions{false});
+        settle_transport(*this);
     } catch (...) {
         free_communicator(application);
         free_communicator(replies);
@@ -79,6 +79,9 @@ CommState::~CommState() {
         progress();
         std::this_thread::yield();
     }
+    pipes.finish();
+    pipes = Pipes{};
+    nccl_all.reset();
     try {
         downloads.finish();
         uploads.finish();

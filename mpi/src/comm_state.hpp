@@ -2,6 +2,7 @@
 // the pinned slots, and the transfers in progress, which every call advances.
 #pragma once
 
+#include "nccl_pipes.hpp"
 #include "slot_cache.hpp"
 
 #include <dualrt/mpi.hpp>
@@ -68,6 +69,7 @@ struct CommState {
     Device device;
     CommunicatorOptions options;
     Transport transport = Transport::staged;
+    std::string transport_reason;  // Communicator::transport_reason()
     // Duplicates: headers (also collectives), pieces and replies never match each other or
     // the application's messages; `application` is the application's own (native()), on which
     // dualrt sends nothing.
@@ -78,6 +80,11 @@ struct CommState {
     // two directions use both copy engines and never wait behind the application's kernels.
     Queue downloads, uploads;
     SlotCache slots;
+    // The NCCL transport: the library, the communicator of all ranks (collectives, on the
+    // caller's queue) and the pipes of sends and receives (nccl_pipes.hpp).
+    const nccl::Library* nccl = nullptr;
+    std::unique_ptr<NcclComm> nccl_all;
+    Pipes pipes;
     std::vector<std::shared_ptr<Transfer>> active;
     // Transfers that failed with MPI operations possibly in flight: kept (with their slots) until
     // the communicator goes, so MPI never writes freed memory.
@@ -106,9 +113,14 @@ void allreduce(CommState& comm, const Queue& queue, const BufferView& buffer,
 
 // Whether the MPI library reads CUDA device memory (Open MPI's MPIX_Query_cuda_support).
 bool mpi_reads_cuda_memory();
-// The transport for `device`: DUALRT_MPI_TRANSPORT (auto | staged | gpu-aware), the options, and
-// what MPI offers. Throws for a bad value, or gpu-aware asked where it is not possible.
-Transport choose_transport(const Device& device, const CommunicatorOptions& options);
+// This rank's part of the transport checks (transport.cpp): throws for a bad
+// DUALRT_MPI_TRANSPORT, or a transport asked for by name that this rank cannot use.
+void check_transport(const Device& device, const CommunicatorOptions& options);
+// DUALRT_MPI_TRANSPORT as a number the ranks compare (-1 for a value that is not a transport).
+int requested_transport_code() noexcept;
+// Collective: sets comm.transport and comm.transport_reason, starting NCCL where every rank can
+// use it. Throws on every rank where NCCL was asked for by name and did not start.
+void settle_transport(CommState& comm);
 
 // The device address of byte `offset` of `buffer` (CUDA: CUdeviceptr + view offset).
 void* device_address(const BufferView& buffer, std::size_t offset);

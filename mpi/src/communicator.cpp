@@ -7,7 +7,12 @@
 namespace dualrt::mpi {
 
 const char* to_string(Transport transport) noexcept {
-    return transport == Transport::gpu_aware ? "GPU-aware" : "staged";
+    switch (transport) {
+    case Transport::staged: return "staged";
+    case Transport::gpu_aware: return "GPU-aware";
+    case Transport::nccl: return "NCCL";
+    }
+    return "?";
 }
 
 const char* to_string(ReduceOp op) noexcept {
@@ -37,9 +42,10 @@ Communicator::Communicator(Device device, MPI_Comm comm, CommunicatorOptions opt
                 detail::raise(Errc::invalid_argument, op,
                               "pieces_in_flight " + std::to_string(options.pieces_in_flight) +
                                   " is out of range; expected 2 to 64 (one piece cannot overlap)");
-            detail::choose_transport(device, options);  // throws for a transport not possible
+            detail::check_transport(device, options);  // a transport asked for and not possible
         },
-        {});
+        // Every rank must ask for the same transport: NCCL is all ranks' or none's.
+        {{"DUALRT_MPI_TRANSPORT", detail::requested_transport_code()}});
     state_ = std::make_shared<detail::CommState>(std::move(device), comm, options);
 }
 
@@ -64,6 +70,9 @@ const Device& Communicator::device() const {
 }
 Transport Communicator::transport() const {
     return checked(state_, "Communicator::transport").transport;
+}
+const std::string& Communicator::transport_reason() const {
+    return checked(state_, "Communicator::transport_reason").transport_reason;
 }
 MPI_Comm Communicator::native() const {
     return checked(state_, "Communicator::native").application;

@@ -1,7 +1,8 @@
 // A receive: header in, checked, reply out, then the pieces. Staged, each piece lands in a
 // pinned slot and is uploaded from there (on the uploads queue) while MPI receives the next; an
 // inline buffer arrives with the header and is uploaded at once. GPU-aware, the pieces land in
-// device memory once the queue's earlier work is done with it.
+// device memory once the queue's earlier work is done with it. Through NCCL, the accepted send is
+// numbered in the pipe from its sender (nccl_pipes.hpp) and received from there.
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
@@ -23,7 +24,8 @@ public:
     RecvTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
                  const ElementType& type, int source, int tag)
         : bytes_(buffer), type_(type), source_(source), tag_(tag),
-          direct_(comm.transport == Transport::gpu_aware) {
+          direct_(comm.transport == Transport::gpu_aware),
+          nccl_(comm.transport == Transport::nccl) {
         Queue user = queue;
         after_ = user.mark();
         last_copy = after_;
@@ -55,6 +57,7 @@ public:
         if (!test_request(reply_request_, where())) return false;
         if (header_.inline_data) return true;
         if (direct_) return advance_direct(comm);
+        if (nccl_) return advance_nccl(comm);
         // Pieces arrive in order; each is uploaded from its slot as soon as it is in.
         while (next_upload_ < pieces_) {
             Piece* slot = holding(next_upload_);
@@ -118,6 +121,7 @@ private:
         reply_.bytes = bytes_.bytes();
         reply_.elem_size = type_.size;
         reply_.type_code = type_.code;
+        if (accepted && nccl_) enter_pipe(comm);
         DUALRT_MPI_CHECK(MPI_Isend(&reply_, sizeof reply_, MPI_BYTE, source_,
                                    static_cast<int>(header_.sequence), comm.replies,
                                    &reply_request_),
@@ -144,12 +148,50 @@ private:
         }
         comm.slots.give_back(std::move(message_), Event());
         pieces_ = piece_count(header_.bytes, header_.piece_bytes);
-        if (direct_) return;
+        if (direct_ || nccl_) return;
         ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
         for (auto& slot : ring_) {
             slot.host = comm.slots.take(header_.piece_bytes);
             post(comm, slot);
         }
+    }
+
+    // Numbers the send in the pipe from its sender, starting the pipe with the first. Where that
+    // fails the reply refuses the send with the reason, so the sender fails too.
+    void enter_pipe(CommState& comm) {
+        try {
+            Pipe& pipe = comm.pipes.from_rank(comm.device, source_);
+            if (!pipe.joined()) {
+                nccl::UniqueId id;
+                if (comm.nccl->get_unique_id(&id) != nccl::success)
+                    raise(Errc::backend_failure, "dualrt::mpi::Communicator::recv",
+                          "ncclGetUniqueId failed for the NCCL pipe from rank " +
+                              std::to_string(source_));
+                pipe.join(*comm.nccl, id);
+                std::memcpy(reply_.pipe_id, id.internal, sizeof reply_.pipe_id);
+                reply_.pipe_id_carried = 1;
+            }
+            reply_.pipe_number = pipe.take_number();
+            ticket_in_pipe_ = pipe.add(reply_.pipe_number, bytes_, after_);
+        } catch (const Error& e) {
+            reply_.accepted = 0;
+            reply_.receiver_failed = 1;
+            std::string(e.what()).copy(reply_.problem, sizeof reply_.problem - 1);
+            DUALRT_MPI_CHECK(MPI_Isend(&reply_, sizeof reply_, MPI_BYTE, source_,
+                                       static_cast<int>(header_.sequence), comm.replies,
+                                       &reply_request_),
+                             where());
+            comm.slots.give_back(std::move(message_), Event());
+            DUALRT_MPI_CHECK(MPI_Wait(&reply_request_, MPI_STATUS_IGNORE), where());
+            throw;
+        }
+    }
+
+    bool advance_nccl(CommState& comm) {
+        comm.pipes.from_rank(comm.device, source_).pump();
+        if (!ticket_in_pipe_->enqueued) return false;
+        last_copy = ticket_in_pipe_->done;
+        return true;
     }
 
     void post(CommState& comm, Piece& slot) {
@@ -187,7 +229,8 @@ private:
     Buffer<std::byte> bytes_;
     ElementType type_;
     int source_, tag_;
-    bool direct_;
+    bool direct_, nccl_;
+    std::shared_ptr<PipeTicket> ticket_in_pipe_;
     Header header_;
     Reply reply_;
     Slot message_;  // the header, and an inline buffer after it

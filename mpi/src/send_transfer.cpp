@@ -2,7 +2,8 @@
 // slot (on the downloads queue) and sent from there, the next pieces' downloads running while
 // MPI sends; a buffer of up to inline_bytes is downloaded behind the header and leaves in the
 // header's message. GPU-aware, the pieces go from device memory once the queue's earlier work is
-// done.
+// done. Through NCCL, the whole buffer goes through the pipe to the receiver (nccl_pipes.hpp) in
+// the order the receiver numbered it.
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
@@ -22,15 +23,16 @@ class SendTransfer final : public Transfer {
 public:
     SendTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
                  const ElementType& type, int dest, int tag)
-        : bytes_(buffer), dest_(dest), tag_(tag), direct_(comm.transport == Transport::gpu_aware) {
+        : bytes_(buffer), dest_(dest), tag_(tag), direct_(comm.transport == Transport::gpu_aware),
+          nccl_(comm.transport == Transport::nccl) {
         header_.bytes = buffer.bytes();
         header_.elem_size = type.size;
         header_.type_code = type.code;
         header_.sequence = static_cast<std::uint64_t>(comm.next_sequence());
         header_.piece_bytes = piece_bytes_for(buffer.bytes(), comm.options.piece_bytes);
-        inline_ = !direct_ && header_.bytes <= inline_bytes;
+        inline_ = !direct_ && !nccl_ && header_.bytes <= inline_bytes;
         header_.inline_data = inline_ ? 1 : 0;
-        pieces_ = inline_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
+        pieces_ = inline_ || nccl_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
         Queue user = queue;
         after_ = user.mark();
         last_copy = after_;
@@ -38,7 +40,7 @@ public:
                                    static_cast<int>(header_.sequence), comm.replies,
                                    &reply_request_),
                          where());
-        if (!direct_) start_downloads(comm);
+        if (!direct_ && !nccl_) start_downloads(comm);
         ticket_ = comm.take_header_ticket();  // last: nothing after it throws
     }
 
@@ -55,9 +57,11 @@ public:
             replied_ = true;
             if (message_.valid()) comm.slots.give_back(std::move(message_), Event());
             if (!reply_.accepted) refuse(comm);
+            if (nccl_) enter_pipe(comm);
         }
         if (inline_) return true;
         if (direct_) return advance_direct(comm);
+        if (nccl_) return advance_nccl(comm);
         // Sends may complete out of order, so a piece is looked for in every slot; pieces leave in
         // order (the receiver matches them by order), each once downloaded.
         while (next_send_ < pieces_) {
@@ -155,6 +159,24 @@ private:
         return all_complete(requests_, where());
     }
 
+    // The receiver numbered this send (and with the pipe's first, sent the pipe's NCCL id).
+    void enter_pipe(CommState& comm) {
+        Pipe& pipe = comm.pipes.to_rank(comm.device, dest_);
+        if (reply_.pipe_id_carried) {
+            nccl::UniqueId id;
+            std::memcpy(id.internal, reply_.pipe_id, sizeof id.internal);
+            pipe.join(*comm.nccl, id);
+        }
+        ticket_in_pipe_ = pipe.add(reply_.pipe_number, bytes_, after_);
+    }
+
+    bool advance_nccl(CommState& comm) {
+        comm.pipes.to_rank(comm.device, dest_).pump();
+        if (!ticket_in_pipe_->enqueued) return false;
+        last_copy = ticket_in_pipe_->done;
+        return true;
+    }
+
     // The receiver said no: both ranks throw. Nothing of this send is left in flight (the header
     // was received, the pieces never left); the downloads are waited for before the slots go back.
     [[noreturn]] void refuse(CommState& comm) {
@@ -184,7 +206,7 @@ private:
 
     Buffer<std::byte> bytes_;
     int dest_, tag_;
-    bool direct_, inline_ = false;
+    bool direct_, nccl_, inline_ = false;
     std::uint64_t ticket_ = 0;
     Header header_;
     Reply reply_;
@@ -195,6 +217,7 @@ private:
     std::size_t pieces_ = 0, next_download_ = 0, next_send_ = 0;
     std::vector<Piece> ring_;
     std::vector<MPI_Request> requests_;
+    std::shared_ptr<PipeTicket> ticket_in_pipe_;
 };
 
 // A send whose own checks failed: its header carries the error message to the receiver instead of

@@ -40,9 +40,10 @@ void print_placement(const mpi::Communicator& comm) {
     std::vector<char> lines(root ? sizeof line * static_cast<std::size_t>(comm.size()) : 0);
     MPI_Gather(line, sizeof line, MPI_CHAR, lines.data(), sizeof line, MPI_CHAR, 0,
                comm.native());
-    if (root)
-        for (int r = 0; r < comm.size(); ++r)
-            std::cout << &lines[static_cast<std::size_t>(r) * sizeof line] << "\n";
+    if (!root) return;
+    for (int r = 0; r < comm.size(); ++r)
+        std::cout << &lines[static_cast<std::size_t>(r) * sizeof line] << "\n";
+    std::cout << "transport: " << comm.transport_reason() << "\n";
 }
 
 }  // namespace dualrt::samples

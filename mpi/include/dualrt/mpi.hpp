@@ -54,16 +54,20 @@ enum class DeviceSharing {
 Device device_for_rank(MPI_Comm comm = MPI_COMM_WORLD,
                        DeviceSharing sharing = DeviceSharing::forbid);
 
-/// How device buffers reach MPI.
+/// How device buffers move between ranks (docs/mpi.md, "Transports").
 enum class Transport {
     /// Through pinned host buffers, in pieces: the device copy of one piece overlaps the network
     /// transfer of the next. Works with every MPI and both backends.
     staged,
     /// Device pointers handed to MPI directly: only on CUDA, and only when the MPI library says
     /// at run time that it reads CUDA memory (Open MPI: MPIX_Query_cuda_support()).
-    gpu_aware
+    gpu_aware,
+    /// Through NCCL (loaded at run time): chosen where every rank of the communicator is on a
+    /// CUDA device and NCCL starts on all of them. Inside a node over NVLink or PCIe peer
+    /// copies, between nodes over the network; MPI still carries the headers that check sizes.
+    nccl
 };
-const char* to_string(Transport transport) noexcept;  ///< "staged" or "GPU-aware"
+const char* to_string(Transport transport) noexcept;  ///< "staged", "GPU-aware" or "NCCL"
 
 /// The reductions allreduce() offers, for the arithmetic element types.
 enum class ReduceOp { sum, min, max };
@@ -76,9 +80,10 @@ struct CommunicatorOptions {
     std::size_t piece_bytes = std::size_t(4) << 20;
     /// Pinned pieces in flight per staged transfer (at least 2, so a copy overlaps a transfer).
     std::size_t pieces_in_flight = 3;
-    /// Ask for the staged transport even where GPU-aware transfers are possible (also the
-    /// environment: DUALRT_MPI_TRANSPORT=staged; "auto", the default, picks GPU-aware where MPI
-    /// offers it).
+    /// Ask for the staged transport even where NCCL or GPU-aware transfers are possible (also
+    /// the environment: DUALRT_MPI_TRANSPORT=staged; "auto", the default, picks NCCL where every
+    /// rank can use it, else GPU-aware where MPI offers it; "nccl" and "gpu-aware" ask for one
+    /// by name and are an error on every rank where it cannot be used).
     bool force_staged = false;
 };
 
@@ -177,6 +182,10 @@ public:
     int size() const;            ///< the number of ranks
     const Device& device() const;  ///< this rank's device
     Transport transport() const;  ///< how this rank moves device buffers
+    /// Why transport() is what it is, e.g. "staged: MPI reads no OpenCL memory; not NCCL, since
+    /// rank 1 (opencl device 0 '...'): it is on an OpenCL device, and NCCL moves CUDA memory
+    /// only".
+    const std::string& transport_reason() const;
     /// A duplicate of the communicator given, for the application's own messages: dualrt sends
     /// nothing on it. Freed with the Communicator.
     MPI_Comm native() const;

@@ -1,0 +1,105 @@
+#include "nccl_comm.hpp"
+
+#include "comm_state.hpp"
+#include "mpi_check.hpp"
+
+#include <thread>
+
+namespace dualrt::mpi::detail {
+
+NcclComm::NcclComm(const nccl::Library& nccl, Device device, int ranks, const nccl::UniqueId& id,
+                   int rank, std::string what)
+    : nccl_(nccl), device_(std::move(device)), what_(std::move(what)) {
+    nccl::CurrentDevice current(device_);
+    nccl::Config config;
+    const nccl::Result result = nccl_.comm_init_rank_config(&comm_, ranks, id, rank, &config);
+    if (result != nccl::success && result != nccl::in_progress) {
+        failed_ = true;
+        const std::string message = nccl::describe_failure(nccl_, "ncclCommInitRankConfig",
+                                                           result, comm_);
+        if (comm_ != nullptr) nccl_.comm_abort(comm_);
+        comm_ = nullptr;
+        raise(Errc::backend_failure, "dualrt::mpi (NCCL)", "joining " + what_ + ": " + message);
+    }
+}
+
+NcclComm::~NcclComm() {
+    if (comm_ == nullptr) return;
+    try {
+        nccl::CurrentDevice current(device_);
+        if (settled_ && !failed_) nccl_.comm_destroy(comm_);
+        else nccl_.comm_abort(comm_);
+    } catch (...) {
+        // A destructor must not throw; without the context NCCL cannot free its part anyway.
+    }
+}
+
+void NcclComm::fail(const std::string& message) {
+    failed_ = true;
+    {
+        nccl::CurrentDevice current(device_);
+        nccl_.comm_abort(comm_);
+    }
+    comm_ = nullptr;
+    raise(Errc::backend_failure, "dualrt::mpi (NCCL)", what_ + ": " + message);
+}
+
+bool NcclComm::settled() {
+    if (failed_ || comm_ == nullptr)
+        raise(Errc::backend_failure, "dualrt::mpi (NCCL)", what_ + " failed earlier");
+    nccl::Result state = nccl::success;
+    const nccl::Result result = nccl_.comm_get_async_error(comm_, &state);
+    if (result != nccl::success)
+        fail(nccl::describe_failure(nccl_, "ncclCommGetAsyncError", result, comm_));
+    if (state == nccl::in_progress) return false;
+    if (state != nccl::success) fail(nccl::describe_failure(nccl_, "(in flight)", state, comm_));
+    settled_ = true;
+    return true;
+}
+
+void NcclComm::wait_settled() {
+    while (!settled()) std::this_thread::yield();
+}
+
+void NcclComm::wait(const Event& done) {
+    while (!done.is_complete()) {
+        settled();
+        std::this_thread::yield();
+    }
+}
+
+void NcclComm::enqueued(nccl::Result result, const char* call) {
+    if (result != nccl::success && result != nccl::in_progress)
+        fail(nccl::describe_failure(nccl_, call, result, comm_));
+    settled_ = false;
+}
+
+void NcclComm::send(const BufferView& buffer, int peer, nccl::Stream stream) {
+    nccl::CurrentDevice current(device_);
+    enqueued(nccl_.send(device_address(buffer, 0), buffer.bytes(), nccl::uint8, peer, comm_,
+                        stream),
+             "ncclSend");
+}
+
+void NcclComm::recv(const BufferView& buffer, int peer, nccl::Stream stream) {
+    nccl::CurrentDevice current(device_);
+    enqueued(nccl_.recv(device_address(buffer, 0), buffer.bytes(), nccl::uint8, peer, comm_,
+                        stream),
+             "ncclRecv");
+}
+
+void NcclComm::broadcast(const BufferView& buffer, int root, nccl::Stream stream) {
+    nccl::CurrentDevice current(device_);
+    void* data = device_address(buffer, 0);
+    enqueued(nccl_.broadcast(data, data, buffer.bytes(), nccl::uint8, root, comm_, stream),
+             "ncclBroadcast");
+}
+
+void NcclComm::all_reduce(const BufferView& buffer, nccl::DataType type, std::size_t count,
+                          nccl::RedOp op, nccl::Stream stream) {
+    nccl::CurrentDevice current(device_);
+    void* data = device_address(buffer, 0);
+    enqueued(nccl_.all_reduce(data, data, count, type, op, comm_, stream), "ncclAllReduce");
+}
+
+}  // namespace dualrt::mpi::detail

@@ -1,0 +1,58 @@
+// One NCCL communicator: a Communicator's whole group (its collectives) or one ordered pair of
+// ranks (its sends from one to the other). Non-blocking throughout (NCCL's config.blocking = 0):
+// creation and enqueues return at once and are polled, so ranks that reach NCCL in different
+// orders never wait inside NCCL for each other, and a failure surfaces as an Error instead of a
+// hang.
+#pragma once
+
+#include "nccl_api.hpp"
+
+#include <dualrt/buffer.hpp>
+#include <dualrt/device.hpp>
+#include <dualrt/event.hpp>
+
+#include <string>
+
+namespace dualrt::mpi::detail {
+
+class NcclComm {
+public:
+    // Starts joining the communicator `id` names as `rank` of `ranks`. `what` names it in
+    // errors ("the pair 0 -> 1").
+    NcclComm(const nccl::Library& nccl, Device device, int ranks, const nccl::UniqueId& id,
+             int rank, std::string what);
+    // Aborts what is unfinished or failed, else destroys: the caller has waited for its work.
+    ~NcclComm();
+    NcclComm(const NcclComm&) = delete;
+    NcclComm& operator=(const NcclComm&) = delete;
+
+    // Whether the creation or the last enqueue has finished. Throws Errc::backend_failure with
+    // NCCL's message when it failed (or an operation in flight did), and aborts the communicator.
+    bool settled();
+    // Polls settled() until it is.
+    void wait_settled();
+    // Blocks until `done` (an event after this communicator's operation) has completed, polling
+    // NCCL for asynchronous errors meanwhile: a failed peer is an Error, not a hang.
+    void wait(const Event& done);
+
+    // Enqueue on `stream` (a CUstream of this communicator's device); call when settled().
+    void send(const BufferView& buffer, int peer, nccl::Stream stream);
+    void recv(const BufferView& buffer, int peer, nccl::Stream stream);
+    void broadcast(const BufferView& buffer, int root, nccl::Stream stream);
+    void all_reduce(const BufferView& buffer, nccl::DataType type, std::size_t count,
+                    nccl::RedOp op, nccl::Stream stream);
+
+    bool failed() const { return failed_; }
+
+private:
+    void enqueued(nccl::Result result, const char* call);
+    [[noreturn]] void fail(const std::string& message);
+
+    const nccl::Library& nccl_;
+    Device device_;
+    std::string what_;
+    nccl::Comm comm_ = nullptr;
+    bool settled_ = false, failed_ = false;
+};
+
+}  // namespace dualrt::mpi::detail
