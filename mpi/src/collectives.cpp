@@ -92,8 +92,8 @@ nccl::RedOp nccl_op(ReduceOp op) {
     return nccl::sum;
 }
 
-// Runs `enqueue` (an NCCL collective on `queue`'s stream) and returns once it has completed: the
-// collectives are blocking, with the data in place on return.
+// Runs `enqueue` (an NCCL collective on `queue`'s stream) and returns once NCCL has put it there:
+// the queue's later work sees the result, and the host does not wait for the device.
 template <typename Enqueue>
 void run_nccl(CommState& comm, const Queue& queue, Enqueue&& enqueue) {
     Queue user = queue;
@@ -101,7 +101,7 @@ void run_nccl(CommState& comm, const Queue& queue, Enqueue&& enqueue) {
     all.wait_settled();
     enqueue(all, reinterpret_cast<nccl::Stream>(user.native_handle()));
     all.wait_settled();
-    all.wait(user.mark());
+    comm.last_collective = user.mark();
 }
 
 MPI_Op op_of(ReduceOp op) {

@@ -80,6 +80,19 @@ CommState::~CommState() {
         std::this_thread::yield();
     }
     pipes.finish();
+    try {
+        if (last_collective.valid()) last_collective.wait();
+    } catch (...) {
+        // A failed device: the communicators are aborted below instead of finalized.
+    }
+    std::vector<NcclComm*> comms = pipes.comms();
+    if (nccl_all) comms.push_back(nccl_all.get());
+    for (NcclComm* comm : comms) comm->finalize();
+    for (bool quiet = false; !quiet;) {
+        quiet = true;
+        for (NcclComm* comm : comms) quiet = comm->quiet() && quiet;
+        if (!quiet) std::this_thread::yield();
+    }
     pipes = Pipes{};
     nccl_all.reset();
     try {

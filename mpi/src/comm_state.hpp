@@ -84,6 +84,7 @@ struct CommState {
     // caller's queue) and the pipes of sends and receives (nccl_pipes.hpp).
     const nccl::Library* nccl = nullptr;
     std::unique_ptr<NcclComm> nccl_all;
+    Event last_collective;  // after the last NCCL collective, on the caller's queue
     Pipes pipes;
     std::vector<std::shared_ptr<Transfer>> active;
     // Transfers that failed with MPI operations possibly in flight: kept (with their slots) until

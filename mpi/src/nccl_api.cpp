@@ -41,6 +41,7 @@ Loaded load() {
     resolve(handle, "ncclGetUniqueId", l.get_unique_id, missing);
     resolve(handle, "ncclCommInitRankConfig", l.comm_init_rank_config, missing);
     resolve(handle, "ncclCommGetAsyncError", l.comm_get_async_error, missing);
+    resolve(handle, "ncclCommFinalize", l.comm_finalize, missing);
     resolve(handle, "ncclCommAbort", l.comm_abort, missing);
     resolve(handle, "ncclCommDestroy", l.comm_destroy, missing);
     resolve(handle, "ncclGetErrorString", l.get_error_string, missing);

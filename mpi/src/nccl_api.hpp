@@ -57,6 +57,7 @@ struct Library {
     Result (*get_unique_id)(UniqueId*);
     Result (*comm_init_rank_config)(Comm*, int, UniqueId, int, Config*);
     Result (*comm_get_async_error)(Comm, Result*);
+    Result (*comm_finalize)(Comm);
     Result (*comm_abort)(Comm);
     Result (*comm_destroy)(Comm);
     const char* (*get_error_string)(Result);

@@ -27,7 +27,7 @@ NcclComm::~NcclComm() {
     if (comm_ == nullptr) return;
     try {
         nccl::CurrentDevice current(device_);
-        if (settled_ && !failed_) nccl_.comm_destroy(comm_);
+        if (finalized_) nccl_.comm_destroy(comm_);
         else nccl_.comm_abort(comm_);
     } catch (...) {
         // A destructor must not throw; without the context NCCL cannot free its part anyway.
@@ -57,15 +57,28 @@ bool NcclComm::settled() {
     return true;
 }
 
-void NcclComm::wait_settled() {
-    while (!settled()) std::this_thread::yield();
+void NcclComm::finalize() noexcept {
+    if (comm_ == nullptr || failed_ || finalizing_) return;
+    try {
+        nccl::CurrentDevice current(device_);
+        const nccl::Result result = nccl_.comm_finalize(comm_);
+        finalizing_ = result == nccl::success || result == nccl::in_progress;
+    } catch (...) {
+        // Without the context NCCL cannot flush; the destructor aborts instead.
+    }
 }
 
-void NcclComm::wait(const Event& done) {
-    while (!done.is_complete()) {
-        settled();
-        std::this_thread::yield();
-    }
+bool NcclComm::quiet() noexcept {
+    if (!finalizing_ || finalized_) return true;
+    nccl::Result state = nccl::success;
+    if (nccl_.comm_get_async_error(comm_, &state) != nccl::success) state = nccl::in_progress;
+    if (state == nccl::in_progress) return false;
+    finalized_ = state == nccl::success;
+    return true;
+}
+
+void NcclComm::wait_settled() {
+    while (!settled()) std::this_thread::yield();
 }
 
 void NcclComm::enqueued(nccl::Result result, const char* call) {

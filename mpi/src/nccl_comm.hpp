@@ -9,7 +9,6 @@
 
 #include <dualrt/buffer.hpp>
 #include <dualrt/device.hpp>
-#include <dualrt/event.hpp>
 
 #include <string>
 
@@ -21,7 +20,7 @@ public:
     // errors ("the pair 0 -> 1").
     NcclComm(const nccl::Library& nccl, Device device, int ranks, const nccl::UniqueId& id,
              int rank, std::string what);
-    // Aborts what is unfinished or failed, else destroys: the caller has waited for its work.
+    // Frees a finalized communicator; aborts one that failed or was not finalized.
     ~NcclComm();
     NcclComm(const NcclComm&) = delete;
     NcclComm& operator=(const NcclComm&) = delete;
@@ -31,9 +30,6 @@ public:
     bool settled();
     // Polls settled() until it is.
     void wait_settled();
-    // Blocks until `done` (an event after this communicator's operation) has completed, polling
-    // NCCL for asynchronous errors meanwhile: a failed peer is an Error, not a hang.
-    void wait(const Event& done);
 
     // Enqueue on `stream` (a CUstream of this communicator's device); call when settled().
     void send(const BufferView& buffer, int peer, nccl::Stream stream);
@@ -41,6 +37,13 @@ public:
     void broadcast(const BufferView& buffer, int root, nccl::Stream stream);
     void all_reduce(const BufferView& buffer, nccl::DataType type, std::size_t count,
                     nccl::RedOp op, nccl::Stream stream);
+
+    // Starts flushing what was issued (ncclCommFinalize). The communicator is quiet once every
+    // rank of it has finalized too, so a rank's communicators are finalized together and then
+    // polled together (one after another, two ranks could each wait on the other's next).
+    void finalize() noexcept;
+    // Whether finalize() has settled (or failed: then the destructor aborts).
+    bool quiet() noexcept;
 
     bool failed() const { return failed_; }
 
@@ -52,7 +55,7 @@ private:
     Device device_;
     std::string what_;
     nccl::Comm comm_ = nullptr;
-    bool settled_ = false, failed_ = false;
+    bool settled_ = false, failed_ = false, finalizing_ = false, finalized_ = false;
 };
 
 }  // namespace dualrt::mpi::detail

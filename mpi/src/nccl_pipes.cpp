@@ -66,6 +66,14 @@ Pipe& Pipes::from_rank(const Device& device, int rank) {
     return *pipe;
 }
 
+std::vector<NcclComm*> Pipes::comms() {
+    std::vector<NcclComm*> all;
+    for (auto* side : {&to, &from})
+        for (auto& [rank, pipe] : *side)
+            if (pipe->comm() != nullptr) all.push_back(pipe->comm());
+    return all;
+}
+
 void Pipes::finish() noexcept {
     for (auto& [rank, pipe] : to) pipe->finish();
     for (auto& [rank, pipe] : from) pipe->finish();

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace dualrt::mpi::detail {
 
@@ -47,6 +48,7 @@ public:
     void pump();
     // Waits for the pipe's queue (before its communicator goes).
     void finish() noexcept;
+    NcclComm* comm() { return comm_.get(); }
 
 private:
     struct Waiting {
@@ -71,6 +73,8 @@ struct Pipes {
     Pipe& to_rank(const Device& device, int rank);
     Pipe& from_rank(const Device& device, int rank);
     void finish() noexcept;
+    // Every pipe's NCCL communicator.
+    std::vector<NcclComm*> comms();
 };
 
 }  // namespace dualrt::mpi::detail

@@ -114,7 +114,7 @@ void start_nccl(CommState& comm, const nccl::Library& nccl) {
     } catch (const Error& e) {
         all.reset();
         failed_here = 1;
-        failure = comm.describe_self() + ": " + e.what();
+        failure = comm.describe_self() + ": " + e.detail();
         notice = failure;
         for (int rank = 0; rank < comm.size; ++rank) {
             if (rank == comm.rank) continue;
@@ -199,7 +199,7 @@ void settle_transport(CommState& comm) {
             return;
         } catch (const Error& e) {
             if (asked == Asked::nccl) throw;
-            not_nccl = e.what();
+            not_nccl = "not NCCL: " + e.detail();
         }
     } else {
         not_nccl = "not NCCL, since " + not_nccl;

@@ -1,7 +1,8 @@
 // mpi_collectives: broadcast and allreduce (float sum) of device buffers over every rank through
 // dualrt::mpi, in bus bandwidth as NVIDIA's nccl-tests count it, so the two compare directly:
 // broadcast moves the buffer once (bus = algorithm bandwidth), allreduce 2(n-1)/n times. Each
-// size's result is checked against the host once.
+// size's result is checked against the host once. Timed as nccl-tests times: a batch of calls
+// back to back, then the queue finished, per call.
 //   mpirun -np 4 mpi_collectives --sizes 16M,256M,1G
 #include "args.hpp"
 #include "csv.hpp"
@@ -36,15 +37,18 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
     return sizes;
 }
 
-// Median seconds of `body` over `repetitions`, each from a common barrier to the slowest rank's
-// end (the collectives return with the data in place).
-double timed(MPI_Comm comm, int repetitions, const std::function<void()>& body) {
+// Median seconds per call of `body`, over `repetitions` batches of `batch` calls, each batch from
+// a common barrier to the slowest rank's end (its queue finished: through NCCL the collectives
+// return before the device is done).
+double timed(MPI_Comm comm, int repetitions, int batch, dualrt::Queue& queue,
+             const std::function<void()>& body) {
     std::vector<double> seconds;
     for (int r = 0; r < repetitions; ++r) {
         MPI_Barrier(comm);
         const double start = MPI_Wtime();
-        body();
-        double elapsed = MPI_Wtime() - start;
+        for (int call = 0; call < batch; ++call) body();
+        queue.finish();
+        double elapsed = (MPI_Wtime() - start) / batch;
         MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
         seconds.push_back(elapsed);
     }
@@ -62,8 +66,9 @@ int run(int argc, char** argv, int rank, int ranks) {
         "bandwidth as nccl-tests counts it. Start the ranks with mpirun.",
         dualrt::samples::SharedOptions{false, false});
     args.add_text("sizes", "LIST", "buffer sizes (K, M, G suffixes)", "16M,256M");
-    args.add_integer("repetitions", "N", "timed calls per size and operation (median)", 10, 1,
+    args.add_integer("repetitions", "N", "timed batches per size and operation (median)", 5, 1,
                      1000);
+    args.add_integer("batch", "N", "calls per timed batch, back to back", 20, 1, 1000);
     args.add_integer("warmup", "N", "untimed calls per size and operation first", 3, 0, 100);
     args.add_flag("share-devices", "let ranks share a device (a node with fewer GPUs)");
     if (const auto code = dualrt::samples::parse_on_every_rank(args, argc, argv, rank))
@@ -71,6 +76,7 @@ int run(int argc, char** argv, int rank, int ranks) {
     const auto sizes = parse_sizes(args.text("sizes"));
     const int repetitions = static_cast<int>(args.integer("repetitions"));
     const int warmup = static_cast<int>(args.integer("warmup"));
+    const int batch = static_cast<int>(args.integer("batch"));
     const dualrt::Device device = dualrt::samples::device_of_rank(
         args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
                                          : dualrt::mpi::DeviceSharing::forbid);
@@ -111,8 +117,9 @@ int run(int argc, char** argv, int rank, int ranks) {
         const auto broadcast = [&] { comm.broadcast(queue, buffer, 0); };
         const auto allreduce = [&] { comm.allreduce(queue, buffer, dualrt::mpi::ReduceOp::sum); };
         for (int w = 0; w < warmup; ++w) broadcast(), allreduce();
-        const double broadcast_s = timed(MPI_COMM_WORLD, repetitions, broadcast);
-        const double allreduce_s = timed(MPI_COMM_WORLD, repetitions, allreduce);
+        queue.finish();
+        const double broadcast_s = timed(MPI_COMM_WORLD, repetitions, batch, queue, broadcast);
+        const double allreduce_s = timed(MPI_COMM_WORLD, repetitions, batch, queue, allreduce);
         const double gb = static_cast<double>(bytes) / 1e9;
         const double allreduce_algorithm = gb / allreduce_s;
         table.add({dualrt::samples::format_bytes(bytes) + (everywhere ? "" : " WRONG"),
@@ -122,7 +129,8 @@ int run(int argc, char** argv, int rank, int ranks) {
     }
     if (rank == 0) {
         std::cout << ranks << " ranks, " << dualrt::mpi::to_string(comm.transport())
-                  << "; median of " << repetitions << " after " << warmup << " warm-up calls\n";
+                  << "; per call, median of " << repetitions << " batches of " << batch
+                  << " after " << warmup << " warm-up calls\n";
         table.print(std::cout);
         std::cout << (all_correct ? "every result checked against the host\n"
                                   : "MISMATCH: a result was wrong\n");

@@ -162,10 +162,12 @@ private:
 /// reply, and a rank whose own checks fail tells its peer. Nothing hangs, and the communicator
 /// stays usable. A rank or tag out of range names no peer: it throws on the calling rank only.
 ///
-/// Ordering: a transfer runs after the work enqueued on the given queue before the call. A
-/// blocking call returns when the transfer is complete and (receiving) the data is in the device
-/// buffer for every queue. Not thread-safe: one thread at a time per Communicator. Needs MPI
-/// initialised (any thread level) and not finalised; destroy Communicators before MPI_Finalize.
+/// Ordering: a transfer runs after the work enqueued on the given queue before the call.
+/// send() and recv() return when the transfer is complete and (receiving) the data is in the
+/// device buffer for every queue; the collectives when it is for the given queue (broadcast()).
+/// Not thread-safe: one thread at a time per Communicator. Needs MPI initialised (any thread
+/// level) and not finalised; destroy Communicators before MPI_Finalize, on every rank (as
+/// MPI_Comm_free: NCCL's communicators are finalized with the peers').
 class Communicator {
 public:
     /// Duplicates `comm` for `device`'s transfers. Collective over `comm`: an empty device or bad
@@ -213,13 +215,17 @@ public:
         finish(irecv(queue, buffer, source, tag));
     }
 
-    /// Every rank's `buffer` gets `root`'s. Blocking and collective.
+    /// Every rank's `buffer` gets `root`'s. Collective. Returns once the result is in place for
+    /// the work enqueued on `queue` after the call: through NCCL at once (the operation is on
+    /// the queue's stream; the host does not wait), staged or GPU-aware once it has landed (so
+    /// also for the host and other queues). Other queues wait for `queue.mark()`.
     template <typename T>
     void broadcast(const Queue& queue, const Buffer<T>& buffer, int root) {
         broadcast_bytes(queue, buffer, detail::element_type<T>(), root);
     }
-    /// Every rank's `buffer` becomes the element-wise reduction of all ranks' buffers. Blocking
-    /// and collective. T: an 8- to 64-bit integer, float or double.
+    /// Every rank's `buffer` becomes the element-wise reduction of all ranks' buffers.
+    /// Collective, and returns as broadcast() does. T: an 8- to 64-bit integer, float or double
+    /// (16-bit integers, which NCCL lacks, are staged on every transport).
     template <typename T>
     void allreduce(const Queue& queue, const Buffer<T>& buffer, ReduceOp op) {
         static_assert(detail::type_code<T>() != 0,
