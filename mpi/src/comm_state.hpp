@@ -86,6 +86,7 @@ struct CommState {
     std::unique_ptr<NcclComm> nccl_all;
     Event last_collective;  // after the last NCCL collective, on the caller's queue
     Pipes pipes;
+    bool nccl_pipes = false;  // sends and receives through the pipes
     std::vector<std::shared_ptr<Transfer>> active;
     // Transfers that failed with MPI operations possibly in flight: kept (with their slots) until
     // the communicator goes, so MPI never writes freed memory.

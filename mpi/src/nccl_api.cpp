@@ -41,6 +41,8 @@ Loaded load() {
     resolve(handle, "ncclGetUniqueId", l.get_unique_id, missing);
     resolve(handle, "ncclCommInitRankConfig", l.comm_init_rank_config, missing);
     resolve(handle, "ncclCommGetAsyncError", l.comm_get_async_error, missing);
+    resolve(handle, "ncclGroupStart", l.group_start, missing);
+    resolve(handle, "ncclGroupEnd", l.group_end, missing);
     resolve(handle, "ncclCommFinalize", l.comm_finalize, missing);
     resolve(handle, "ncclCommAbort", l.comm_abort, missing);
     resolve(handle, "ncclCommDestroy", l.comm_destroy, missing);

@@ -44,7 +44,7 @@ struct Config {
     std::size_t size = sizeof(Config);
     unsigned int magic = 0xcafebeef;
     unsigned int version = 21400;  // NCCL_VERSION(2, 14, 0)
-    int blocking = 0;              // calls return at once; ncclCommGetAsyncError says when done
+    int blocking = 1;  // 0: calls return at once, and ncclCommGetAsyncError says when done
     int cga_cluster_size = undefined;
     int min_ctas = undefined;
     int max_ctas = undefined;
@@ -57,6 +57,8 @@ struct Library {
     Result (*get_unique_id)(UniqueId*);
     Result (*comm_init_rank_config)(Comm*, int, UniqueId, int, Config*);
     Result (*comm_get_async_error)(Comm, Result*);
+    Result (*group_start)();
+    Result (*group_end)();
     Result (*comm_finalize)(Comm);
     Result (*comm_abort)(Comm);
     Result (*comm_destroy)(Comm);

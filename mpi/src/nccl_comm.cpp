@@ -8,10 +8,11 @@
 namespace dualrt::mpi::detail {
 
 NcclComm::NcclComm(const nccl::Library& nccl, Device device, int ranks, const nccl::UniqueId& id,
-                   int rank, std::string what)
+                   int rank, bool blocking, std::string what)
     : nccl_(nccl), device_(std::move(device)), what_(std::move(what)) {
     nccl::CurrentDevice current(device_);
     nccl::Config config;
+    config.blocking = blocking ? 1 : 0;
     const nccl::Result result = nccl_.comm_init_rank_config(&comm_, ranks, id, rank, &config);
     if (result != nccl::success && result != nccl::in_progress) {
         failed_ = true;

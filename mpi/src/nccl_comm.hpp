@@ -1,8 +1,9 @@
 // One NCCL communicator: a Communicator's whole group (its collectives) or one ordered pair of
-// ranks (its sends from one to the other). Non-blocking throughout (NCCL's config.blocking = 0):
-// creation and enqueues return at once and are polled, so ranks that reach NCCL in different
-// orders never wait inside NCCL for each other, and a failure surfaces as an Error instead of a
-// hang.
+// ranks (its sends from one to the other). Non-blocking ones (NCCL's config.blocking = 0) return
+// from every call at once and are polled, so a rank that fails cannot leave the others waiting
+// inside NCCL; but NCCL starts a thread for each of their operations. So a non-blocking
+// communicator of all ranks first proves that NCCL starts everywhere, and the communicators
+// that carry data are blocking ones, opened together once it has (transport.cpp).
 #pragma once
 
 #include "nccl_api.hpp"
@@ -17,9 +18,9 @@ namespace dualrt::mpi::detail {
 class NcclComm {
 public:
     // Starts joining the communicator `id` names as `rank` of `ranks`. `what` names it in
-    // errors ("the pair 0 -> 1").
+    // errors ("the NCCL pipe to rank 1").
     NcclComm(const nccl::Library& nccl, Device device, int ranks, const nccl::UniqueId& id,
-             int rank, std::string what);
+             int rank, bool blocking, std::string what);
     // Frees a finalized communicator; aborts one that failed or was not finalized.
     ~NcclComm();
     NcclComm(const NcclComm&) = delete;

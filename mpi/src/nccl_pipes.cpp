@@ -1,15 +1,22 @@
 #include "nccl_pipes.hpp"
 
+#include "mpi_check.hpp"
+
 namespace dualrt::mpi::detail {
 
-Pipe::Pipe(const Device& device, bool sending, int peer)
+Pipe::Pipe(const nccl::Library& nccl, const Device& device, bool sending, int peer,
+           const nccl::UniqueId& id)
     : device_(device), sending_(sending), peer_(peer),
-      queue_(device_.create_queue(QueueOptions{false})) {}
+      queue_(device_.create_queue(QueueOptions{false})),
+      comm_(std::make_unique<NcclComm>(
+          nccl, device_, 2, id, sending ? 1 : 0, true,
+          (sending ? "the NCCL pipe to rank " : "the NCCL pipe from rank ") +
+              std::to_string(peer))) {}
 
-void Pipe::join(const nccl::Library& nccl, const nccl::UniqueId& id) {
-    const std::string what = sending_ ? "the NCCL pipe to rank " + std::to_string(peer_)
-                                      : "the NCCL pipe from rank " + std::to_string(peer_);
-    comm_ = std::make_unique<NcclComm>(nccl, device_, 2, id, sending_ ? 1 : 0, what);
+void Pipe::connect(const BufferView& byte) {
+    const auto stream = reinterpret_cast<nccl::Stream>(queue_.native_handle());
+    if (sending_) comm_->send(byte, 0, stream);
+    else comm_->recv(byte, 1, stream);
 }
 
 std::shared_ptr<PipeTicket> Pipe::add(std::uint64_t number, const BufferView& buffer,
@@ -20,7 +27,6 @@ std::shared_ptr<PipeTicket> Pipe::add(std::uint64_t number, const BufferView& bu
 }
 
 void Pipe::pump() {
-    if (!comm_) return;
     while (comm_->settled()) {
         if (settling_) {
             // NCCL has put the operation on the queue: what follows on the queue comes after it.
@@ -54,23 +60,23 @@ void Pipe::finish() noexcept {
     }
 }
 
-Pipe& Pipes::to_rank(const Device& device, int rank) {
-    auto& pipe = to[rank];
-    if (!pipe) pipe = std::make_unique<Pipe>(device, true, rank);
-    return *pipe;
+namespace {
+Pipe& pipe_of(std::map<int, std::unique_ptr<Pipe>>& pipes, int rank, const char* direction) {
+    const auto found = pipes.find(rank);
+    if (found == pipes.end())
+        raise(Errc::backend_failure, "dualrt::mpi (NCCL)",
+              std::string("no NCCL pipe ") + direction + " rank " + std::to_string(rank));
+    return *found->second;
 }
+}  // namespace
 
-Pipe& Pipes::from_rank(const Device& device, int rank) {
-    auto& pipe = from[rank];
-    if (!pipe) pipe = std::make_unique<Pipe>(device, false, rank);
-    return *pipe;
-}
+Pipe& Pipes::to_rank(int rank) { return pipe_of(to, rank, "to"); }
+Pipe& Pipes::from_rank(int rank) { return pipe_of(from, rank, "from"); }
 
 std::vector<NcclComm*> Pipes::comms() {
     std::vector<NcclComm*> all;
     for (auto* side : {&to, &from})
-        for (auto& [rank, pipe] : *side)
-            if (pipe->comm() != nullptr) all.push_back(pipe->comm());
+        for (auto& [rank, pipe] : *side) all.push_back(&pipe->comm());
     return all;
 }
 

@@ -8,9 +8,13 @@
 // carries one direction between two ranks only, so nothing waits ahead of a match but the pipe's
 // earlier messages.
 //
-// Order: the receiver numbers the sends it accepts from each sender (its reply carries the number,
-// and with the first one the pipe's NCCL id), and both ends enqueue a pipe's operations in that
-// order, whatever order MPI matched the headers in (tags may reorder them).
+// Order: the receiver numbers the sends it accepts from each sender (its reply carries the
+// number), and both ends enqueue a pipe's operations in that order, whatever order MPI matched
+// the headers in (tags may reorder them).
+//
+// Every pipe is opened when the Communicator is made (transport.cpp): a blocking NCCL
+// communicator made later, when a first send needs it, could leave two ranks each waiting inside
+// NCCL for the other, and non-blocking ones cost a thread per operation.
 #pragma once
 
 #include "nccl_comm.hpp"
@@ -35,11 +39,10 @@ struct PipeTicket {
 
 class Pipe {
 public:
-    // `sending`: this rank is the pipe's sender (NCCL rank 1; the receiver, who made the id, is 0).
-    Pipe(const Device& device, bool sending, int peer);
-    // Joins the pipe's NCCL communicator. Throws what NcclComm's constructor throws.
-    void join(const nccl::Library& nccl, const nccl::UniqueId& id);
-    bool joined() const { return comm_ != nullptr; }
+    // Starts joining the pipe `id` names. `sending`: this rank is the pipe's sender (NCCL rank 1;
+    // the receiver, who made the id, is 0). Throws what NcclComm's constructor throws.
+    Pipe(const nccl::Library& nccl, const Device& device, bool sending, int peer,
+         const nccl::UniqueId& id);
     // The receiver's number for its next accepted send.
     std::uint64_t take_number() { return numbered_++; }
     // Adds the transfer numbered `number`: `buffer` after `after`, enqueued in number order.
@@ -48,7 +51,10 @@ public:
     void pump();
     // Waits for the pipe's queue (before its communicator goes).
     void finish() noexcept;
-    NcclComm* comm() { return comm_.get(); }
+    NcclComm& comm() { return *comm_; }
+    // Enqueues a one-byte transfer, so that NCCL connects the pipe while every rank opens its
+    // pipes together (within one NCCL group).
+    void connect(const BufferView& byte);
 
 private:
     struct Waiting {
@@ -70,8 +76,9 @@ private:
 // A communicator's pipes: to each rank it sends to, from each rank it receives from.
 struct Pipes {
     std::map<int, std::unique_ptr<Pipe>> to, from;
-    Pipe& to_rank(const Device& device, int rank);
-    Pipe& from_rank(const Device& device, int rank);
+    // Throws Errc::backend_failure when there is no pipe (a communicator too large for them).
+    Pipe& to_rank(int rank);
+    Pipe& from_rank(int rank);
     void finish() noexcept;
     // Every pipe's NCCL communicator.
     std::vector<NcclComm*> comms();

@@ -54,11 +54,9 @@ struct Reply {
     // 1: the receiver's own checks failed; `problem` holds its message (cut to fit).
     std::uint64_t receiver_failed = 0;
     // The NCCL transport (nccl_pipes.hpp): the receiver's number for this send in the pipe from
-    // the sender, and with the pipe's first send (pipe_id_carried = 1) the pipe's NCCL id.
+    // the sender.
     std::uint64_t pipe_number = 0;
-    std::uint64_t pipe_id_carried = 0;
-    char pipe_id[128] = {};
-    char problem[328] = {};
+    char problem[464] = {};
 };
 static_assert(sizeof(Reply) == 512, "the reply is 512 bytes on every rank");
 

@@ -25,7 +25,7 @@ public:
                  const ElementType& type, int source, int tag)
         : bytes_(buffer), type_(type), source_(source), tag_(tag),
           direct_(comm.transport == Transport::gpu_aware),
-          nccl_(comm.transport == Transport::nccl) {
+          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes) {
         Queue user = queue;
         after_ = user.mark();
         last_copy = after_;
@@ -156,21 +156,11 @@ private:
         }
     }
 
-    // Numbers the send in the pipe from its sender, starting the pipe with the first. Where that
-    // fails the reply refuses the send with the reason, so the sender fails too.
+    // Numbers the send in the pipe from its sender. Where that fails the reply refuses the send
+    // with the reason, so the sender fails too.
     void enter_pipe(CommState& comm) {
         try {
-            Pipe& pipe = comm.pipes.from_rank(comm.device, source_);
-            if (!pipe.joined()) {
-                nccl::UniqueId id;
-                if (comm.nccl->get_unique_id(&id) != nccl::success)
-                    raise(Errc::backend_failure, "dualrt::mpi::Communicator::recv",
-                          "ncclGetUniqueId failed for the NCCL pipe from rank " +
-                              std::to_string(source_));
-                pipe.join(*comm.nccl, id);
-                std::memcpy(reply_.pipe_id, id.internal, sizeof reply_.pipe_id);
-                reply_.pipe_id_carried = 1;
-            }
+            Pipe& pipe = comm.pipes.from_rank(source_);
             reply_.pipe_number = pipe.take_number();
             ticket_in_pipe_ = pipe.add(reply_.pipe_number, bytes_, after_);
         } catch (const Error& e) {
@@ -188,7 +178,7 @@ private:
     }
 
     bool advance_nccl(CommState& comm) {
-        comm.pipes.from_rank(comm.device, source_).pump();
+        comm.pipes.from_rank(source_).pump();
         if (!ticket_in_pipe_->enqueued) return false;
         last_copy = ticket_in_pipe_->done;
         return true;

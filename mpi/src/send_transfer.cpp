@@ -24,7 +24,7 @@ public:
     SendTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
                  const ElementType& type, int dest, int tag)
         : bytes_(buffer), dest_(dest), tag_(tag), direct_(comm.transport == Transport::gpu_aware),
-          nccl_(comm.transport == Transport::nccl) {
+          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes) {
         header_.bytes = buffer.bytes();
         header_.elem_size = type.size;
         header_.type_code = type.code;
@@ -159,19 +159,13 @@ private:
         return all_complete(requests_, where());
     }
 
-    // The receiver numbered this send (and with the pipe's first, sent the pipe's NCCL id).
+    // The receiver numbered this send in the pipe.
     void enter_pipe(CommState& comm) {
-        Pipe& pipe = comm.pipes.to_rank(comm.device, dest_);
-        if (reply_.pipe_id_carried) {
-            nccl::UniqueId id;
-            std::memcpy(id.internal, reply_.pipe_id, sizeof id.internal);
-            pipe.join(*comm.nccl, id);
-        }
-        ticket_in_pipe_ = pipe.add(reply_.pipe_number, bytes_, after_);
+        ticket_in_pipe_ = comm.pipes.to_rank(dest_).add(reply_.pipe_number, bytes_, after_);
     }
 
     bool advance_nccl(CommState& comm) {
-        comm.pipes.to_rank(comm.device, dest_).pump();
+        comm.pipes.to_rank(dest_).pump();
         if (!ticket_in_pipe_->enqueued) return false;
         last_copy = ticket_in_pipe_->done;
         return true;

@@ -59,6 +59,25 @@ std::string first_problem(const CommState& comm, const std::string& problem) {
     return text;
 }
 
+// Communicators of at most this many ranks open a pipe per ordered pair of ranks for sends and
+// receives through NCCL (2 (n - 1) NCCL communicators on each rank); larger ones send and
+// receive as without NCCL and use it for the collectives.
+inline constexpr int max_pipe_ranks = 16;
+
+// Collective over `over`: rank 0's new NCCL id, or an Error on every rank.
+nccl::UniqueId shared_id(const CommState& comm, const nccl::Library& nccl, MPI_Comm over) {
+    struct {
+        int ok = 0;
+        nccl::UniqueId id{};
+    } root;
+    if (comm.rank == 0) root.ok = nccl.get_unique_id(&root.id) == nccl::success ? 1 : 0;
+    DUALRT_MPI_CHECK(MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, over), "starting NCCL");
+    if (!root.ok)
+        raise(Errc::backend_failure, constructor,
+              "NCCL could not start: rank 0's ncclGetUniqueId failed");
+    return root.id;
+}
+
 std::string receive_notice(MPI_Comm setup, const MPI_Status& status) {
     int length = 0;
     DUALRT_MPI_CHECK(MPI_Get_count(&status, MPI_CHAR, &length), "receiving an NCCL failure");
@@ -69,10 +88,11 @@ std::string receive_notice(MPI_Comm setup, const MPI_Status& status) {
     return text;
 }
 
-// Collective: every rank joins one NCCL communicator of all ranks, or every rank throws. A rank
-// whose part fails tells the others (on a communicator of its own for the purpose), which abort
-// theirs instead of waiting inside NCCL for a rank that never comes.
-void start_nccl(CommState& comm, const nccl::Library& nccl) {
+// Collective: every rank joins a non-blocking NCCL communicator of all ranks, or every rank
+// throws. A rank whose part fails tells the others (on a communicator of its own for the
+// purpose), which abort theirs instead of waiting inside NCCL for a rank that never comes. The
+// communicator is finalized and freed again: it only proves that NCCL starts on every rank.
+void prove_nccl_starts(CommState& comm, const nccl::Library& nccl) {
     MPI_Comm setup = MPI_COMM_NULL;
     DUALRT_MPI_CHECK(MPI_Comm_dup(comm.headers, &setup), "starting NCCL");
     struct Freed {
@@ -80,15 +100,7 @@ void start_nccl(CommState& comm, const nccl::Library& nccl) {
         ~Freed() { MPI_Comm_free(&comm); }
     } freed{setup};
     DUALRT_MPI_CHECK(MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN), "starting NCCL");
-    struct {
-        int ok = 0;
-        nccl::UniqueId id{};
-    } root;
-    if (comm.rank == 0) root.ok = nccl.get_unique_id(&root.id) == nccl::success ? 1 : 0;
-    DUALRT_MPI_CHECK(MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, setup), "starting NCCL");
-    if (!root.ok)
-        raise(Errc::backend_failure, constructor,
-              "NCCL could not start: rank 0's ncclGetUniqueId failed");
+    const nccl::UniqueId id = shared_id(comm, nccl, setup);
 
     std::unique_ptr<NcclComm> all;
     std::string failure;
@@ -96,7 +108,7 @@ void start_nccl(CommState& comm, const nccl::Library& nccl) {
     std::string notice;
     std::vector<MPI_Request> told;
     try {
-        all = std::make_unique<NcclComm>(nccl, comm.device, comm.size, root.id, comm.rank,
+        all = std::make_unique<NcclComm>(nccl, comm.device, comm.size, id, comm.rank, false,
                                          "NCCL's communicator of all ranks");
         while (!all->settled()) {
             int arrived = 0;
@@ -143,8 +155,80 @@ void start_nccl(CommState& comm, const nccl::Library& nccl) {
         raise(Errc::backend_failure, constructor,
               "NCCL could not start on every rank (" + failure + ")");
     }
+    all->finalize();
+    while (!all->quiet()) std::this_thread::yield();
+}
+
+// Collective, once NCCL has proved to start everywhere: the blocking communicators that carry
+// the data, opened together within one NCCL group (so no rank waits inside NCCL for another
+// that is opening a different one): the communicator of all ranks, and with at most
+// max_pipe_ranks ranks the pipes (nccl_pipes.hpp), each connected by a one-byte transfer.
+void open_nccl(CommState& comm, const nccl::Library& nccl) {
+    const nccl::UniqueId all_id = shared_id(comm, nccl, comm.headers);
+    const int ranks = comm.size;
+    const bool pipes = ranks <= max_pipe_ranks;
+    // into[p]: this rank's id for the pipe from rank p; out_of[p]: rank p's for the pipe to it.
+    std::vector<nccl::UniqueId> into(static_cast<std::size_t>(ranks)), out_of(into.size());
+    int made = 1;
+    if (pipes)
+        for (int p = 0; p < ranks && made; ++p)
+            if (p != comm.rank) made = nccl.get_unique_id(&into[static_cast<std::size_t>(p)]) ==
+                                       nccl::success;
+    DUALRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &made, 1, MPI_INT, MPI_MIN, comm.headers),
+                     "opening NCCL's communicators");
+    if (!made) raise(Errc::backend_failure, constructor, "ncclGetUniqueId failed on a rank");
+    if (pipes)
+        DUALRT_MPI_CHECK(MPI_Alltoall(into.data(), sizeof(nccl::UniqueId), MPI_BYTE,
+                                      out_of.data(), sizeof(nccl::UniqueId), MPI_BYTE,
+                                      comm.headers),
+                         "sharing the NCCL pipes' ids");
+    {
+        nccl::CurrentDevice current(comm.device);
+        nccl.group_start();
+        try {
+            comm.nccl_all = std::make_unique<NcclComm>(nccl, comm.device, ranks, all_id,
+                                                       comm.rank, true,
+                                                       "NCCL's communicator of all ranks");
+            for (int p = 0; pipes && p < ranks; ++p) {
+                if (p == comm.rank) continue;
+                const auto at = static_cast<std::size_t>(p);
+                comm.pipes.to[p] = std::make_unique<Pipe>(nccl, comm.device, true, p, out_of[at]);
+                comm.pipes.from[p] = std::make_unique<Pipe>(nccl, comm.device, false, p, into[at]);
+            }
+        } catch (...) {
+            nccl.group_end();
+            throw;
+        }
+        if (const nccl::Result result = nccl.group_end(); result != nccl::success)
+            raise(Errc::backend_failure, constructor,
+                  nccl::describe_failure(nccl, "ncclGroupEnd (opening)", result, nullptr));
+    }
+    comm.nccl_all->wait_settled();
+    if (!pipes) return;
+    auto byte = comm.device.alloc<std::byte>(2);
+    {
+        nccl::CurrentDevice current(comm.device);
+        nccl.group_start();
+        try {
+            for (auto& [rank, pipe] : comm.pipes.to) pipe->connect(byte.view(0, 1));
+            for (auto& [rank, pipe] : comm.pipes.from) pipe->connect(byte.view(1, 1));
+        } catch (...) {
+            nccl.group_end();
+            throw;
+        }
+        if (const nccl::Result result = nccl.group_end(); result != nccl::success)
+            raise(Errc::backend_failure, constructor,
+                  nccl::describe_failure(nccl, "ncclGroupEnd (connecting)", result, nullptr));
+    }
+    comm.pipes.finish();
+    comm.nccl_pipes = true;
+}
+
+// Collective: "NCCL ...: ...". Proves NCCL, then opens the communicators that carry data.
+void start_nccl(CommState& comm, const nccl::Library& nccl) {
+    prove_nccl_starts(comm, nccl);
+    open_nccl(comm, nccl);
     comm.nccl = &nccl;
-    comm.nccl_all = std::move(all);
 }
 
 }  // namespace
@@ -194,8 +278,12 @@ void settle_transport(CommState& comm) {
         try {
             start_nccl(comm, *library);
             comm.transport = Transport::nccl;
-            comm.transport_reason = "NCCL " + library->version_string() +
-                                    ": every rank is on a CUDA device and joined it";
+            comm.transport_reason =
+                "NCCL " + library->version_string() +
+                ": every rank is on a CUDA device and NCCL started on all of them" +
+                (comm.nccl_pipes ? "" : "; sends and receives as without NCCL, since pipes "
+                                        "between every two ranks are opened for at most " +
+                                            std::to_string(max_pipe_ranks) + " ranks");
             return;
         } catch (const Error& e) {
             if (asked == Asked::nccl) throw;
