@@ -121,7 +121,7 @@ private:
         reply_.bytes = bytes_.bytes();
         reply_.elem_size = type_.size;
         reply_.type_code = type_.code;
-        if (accepted && nccl_) enter_pipe(comm);
+        if (accepted && nccl_ && !header_.inline_data) enter_pipe(comm);
         DUALRT_MPI_CHECK(MPI_Isend(&reply_, sizeof reply_, MPI_BYTE, source_,
                                    static_cast<int>(header_.sequence), comm.replies,
                                    &reply_request_),

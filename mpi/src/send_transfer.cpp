@@ -2,8 +2,10 @@
 // slot (on the downloads queue) and sent from there, the next pieces' downloads running while
 // MPI sends; a buffer of up to inline_bytes is downloaded behind the header and leaves in the
 // header's message. GPU-aware, the pieces go from device memory once the queue's earlier work is
-// done. Through NCCL, the whole buffer goes through the pipe to the receiver (nccl_pipes.hpp) in
-// the order the receiver numbered it.
+// done. Through NCCL, a buffer larger than inline_bytes goes whole through the pipe to the
+// receiver (nccl_pipes.hpp) in the order the receiver numbered it; smaller ones still travel
+// inline, with copy engines that leave the SMs to the application's kernels (NCCL's own take
+// SMs: a halo exchange through NCCL hid less of itself behind a stencil's sweep).
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
@@ -30,7 +32,8 @@ public:
         header_.type_code = type.code;
         header_.sequence = static_cast<std::uint64_t>(comm.next_sequence());
         header_.piece_bytes = piece_bytes_for(buffer.bytes(), comm.options.piece_bytes);
-        inline_ = !direct_ && !nccl_ && header_.bytes <= inline_bytes;
+        inline_ = !direct_ && header_.bytes <= inline_bytes;
+        nccl_ = nccl_ && !inline_;
         header_.inline_data = inline_ ? 1 : 0;
         pieces_ = inline_ || nccl_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
         Queue user = queue;
