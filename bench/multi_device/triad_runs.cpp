@@ -125,7 +125,8 @@ private:
                                      ") computed a wrong result: " + wrong);
         return run;
     }
-    // A line for `run` in each_run, "run N (untimed): MS ms, CHUNKS chunks, CHUNKING".
+    // The line of `run` in each_run: its number, "(untimed)" for the first, its time in ms, its
+    // chunk count and chunking.
     void note(const TriadRun& run, bool untimed) {
         each_run_.push_back("run " + std::to_string(each_run_.size()) +
                             (untimed ? " (untimed)" : "") + ": " + fixed(run.host_ms, 3) +

@@ -1,4 +1,4 @@
-// The multi_device sample's work: the triad c = a + s * b over large host arrays, its host
+// The multi_device benchmark's work: the triad c = a + s * b over large host arrays, its host
 // reference, dualrt's Pipeline runs of the built-in triad kernel on one device or several, and
 // the hand-written native stream of the same job on one device, every output checked bit for
 // bit against the host.
@@ -30,7 +30,9 @@ std::string compare_triad(const float* c, const TriadData& data);
 struct TriadRun {
     double host_ms = 0.0;  // wall-clock time of run(): host arrays to host array
     dualrt::PipelineReport report;
-    // Every run, the untimed first included: "run N: MS ms, CHUNKS chunks, CHUNKING".
+    // One line per run, the untimed first included (numbered 0), so the output shows how the
+    // chunking settled after the untimed run taught it: the run's number, its time in ms, its
+    // chunk count and PipelineReport::chunking.
     std::vector<std::string> each_run;
 };
 
