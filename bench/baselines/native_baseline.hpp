@@ -1,7 +1,8 @@
 // The native baselines the benchmarks measure dualrt against: the same operations written with
-// plain CUDA driver calls or plain OpenCL calls, on the device dualrt selected, in the same process run.
-// Each backend's baseline is a module (libdualrt_native_cuda.so / libdualrt_native_opencl.so) that
-// the benchmarks load at run time, so the benchmarks themselves link no vendor library.
+// plain CUDA driver calls or plain OpenCL calls, on the device dualrt selected, in the same
+// process run. Each backend's baseline is a module (libdualrt_native_cuda.so /
+// libdualrt_native_opencl.so) that the benchmarks load at run time, so the benchmarks themselves
+// link no vendor library.
 #pragma once
 
 #include <dualrt/dualrt.hpp>
