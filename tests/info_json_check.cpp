@@ -1,5 +1,5 @@
 // info_json_check: checks the document of `dualrt-info --json` against its documented keys
-// (samples/info/info_json.hpp): strict JSON (nlohmann/json: no trailing text, commas or
+// (tools/info/info_json.hpp): strict JSON (nlohmann/json: no trailing text, commas or
 // comments), every key present with its type and no key unknown, and the parts consistent with
 // each other (device counts, the selected device among the devices).
 //

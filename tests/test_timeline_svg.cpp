@@ -1,4 +1,4 @@
-// Device-free tests of the samples' SVG timeline (samples/support/timeline_svg.hpp): Timelines
+// Device-free tests of the samples' SVG timeline (bench/support/timeline_svg.hpp): Timelines
 // built by hand, drawn, and parsed back with tinyxml2.
 #include "support.hpp"
 #include "timeline_support.hpp"

@@ -1,4 +1,4 @@
-// A vendor BLAS on dualrt's buffers and queue (samples/vendor_blas): SGEMM by cuBLAS (CUDA) or
+// A vendor BLAS on dualrt's buffers and queue (bench/vendor_blas): SGEMM by cuBLAS (CUDA) or
 // CLBlast (OpenCL), loaded at run time, on views at odd offsets between poisoned guards, against
 // the CPU (in double) and against the matmul ladder's best rung; once on a queue of dualrt's own
 // and once on a borrowed one. Where the library is missing here the case

@@ -5,11 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libopenmpi-dev, openmpi-bin: MPI for the optional dualrt_mpi component, its tests (mpirun -np 2
-# on PoCL) and the mpi_stencil and mpi_bandwidth samples; libdualrt never links it.
-# libclblast-dev: CLBlast, the OpenCL BLAS that samples/vendor_blas and tests/test_vendor_blas.cpp
+# on PoCL) and the mpi_stencil and mpi_bandwidth benchmarks; libdualrt never links it.
+# libclblast-dev: CLBlast, the OpenCL BLAS that bench/vendor_blas and tests/test_vendor_blas.cpp
 # load at run time (libclblast.so.1) on dualrt's buffers; libdualrt never links it.
+# libcli11-dev: CLI11 (header-only), the option parser of the programs in bench/ and tools/info.
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers libspdlog-dev doctest-dev
-          nlohmann-json3-dev libtinyxml2-dev libxxhash-dev doxygen pkgconf
+          nlohmann-json3-dev libtinyxml2-dev libxxhash-dev libcli11-dev doxygen pkgconf
           pocl-opencl-icd clinfo libclblast-dev libopenmpi-dev openmpi-bin)
 missing=()
 for package in "${packages[@]}"; do

@@ -5,7 +5,7 @@
 #   2. the interop and vendor-BLAS cases of the conformance suite on CUDA and on NVIDIA OpenCL
 #      (DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia), and the device-free interop cases
 #   3. compute-sanitizer memcheck (with the leak check) over those cases on CUDA
-#   4. samples/vendor_blas on both: cuBLAS / CLBlast SGEMM beside the matmul ladder's best rung,
+#   4. bench/vendor_blas on both: cuBLAS / CLBlast SGEMM beside the matmul ladder's best rung,
 #      and --borrowed-cost: launches and copies on a borrowed queue beside dualrt's own (target:
 #      a slowdown of 1.02 or less)
 # and ends with a summary table. Logs: $OUT/interop-logs.tar.gz (the device tool brings back at

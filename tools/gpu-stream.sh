@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine through the device tool, after `source .device-kit/env.sh`: the
-# stream benchmark (samples/stream) on CUDA and on the same GPU through NVIDIA's OpenCL
+# stream benchmark (bench/stream) on CUDA and on the same GPU through NVIDIA's OpenCL
 # (DUALRT_BACKEND=opencl DUALRT_DEVICE=nvidia), each beside its hand-written native stream in the
 # same run, every variant of the build (the Pipeline rows included; for those across stream
 # sizes, with their own summary, see tools/gpu-pipeline.sh stream). Builds what it needs in

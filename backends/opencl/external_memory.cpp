@@ -1,8 +1,8 @@
 // Memory another API exported, used in place (alloc_shared, shared_memory.hpp): the CUDA device of
 // the same GPU exports a POSIX file descriptor, and clCreateBufferWithProperties imports it
-// (cl_khr_external_memory_opaque_fd). Measured on NVIDIA's driver 580 (tools/probes/
-// external_memory.cpp): the buffer takes the descriptor over and closes it when released, and a
-// kernel on it runs at the speed of one on the context's own buffer.
+// (cl_khr_external_memory_opaque_fd). On NVIDIA's driver 580 the buffer takes the descriptor
+// over and closes it when released, and a kernel on it runs at the speed of one on the context's
+// own buffer.
 #include "check.hpp"
 #include "device.hpp"
 #include "support/raise.hpp"
@@ -36,7 +36,7 @@ std::string DeviceImpl::cannot_import_memory() const {
 backend::DeviceImpl::ImportLimit DeviceImpl::largest_import() const {
     // NVIDIA's driver 580 crashes (SIGSEGV inside clCreateBufferWithProperties) importing 1 GiB
     // from CUDA, with or without peer access, on an H100 of a two-GPU machine; 256 MiB imports
-    // work (tools/probes/external_memory.cpp, docs/RELIABILITY.md). Sizes in between were not
+    // work (docs/RELIABILITY.md). Sizes in between were not
     // tried, so the limit is the largest size seen to work.
     if (info().vendor.find("NVIDIA") == std::string::npos) return {};
     return {std::size_t{256} << 20,

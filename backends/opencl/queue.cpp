@@ -138,8 +138,8 @@ cl::Event QueueImpl::enqueue_marker_locked(Marker kind, const char* what) {
     // The marker completes when every command before it on this (in-order) queue has completed.
     // An untimed one lists one finished event, which keeps NVIDIA's driver from also waiting for
     // the other queues' earlier commands (DeviceImpl::marker_wait_list). A timed one cannot: with
-    // a wait list NVIDIA's driver gives the marker timestamps of another clock (measured by
-    // tools/probes/opencl_cross_queue.cpp), so it keeps the empty list and its wider wait.
+    // a wait list NVIDIA's driver gives the marker timestamps of another clock, so it keeps the
+    // empty list and its wider wait.
     CL_CHECK(queue_.enqueueMarkerWithWaitList(kind == Marker::timed ? nullptr : &marker_waits_,
                                               &marker),
              describe(what));

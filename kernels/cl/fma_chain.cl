@@ -1,4 +1,4 @@
-// fma_chain: compute-bound work for the work-group size sweep (samples/occupancy). Each element
+// fma_chain: compute-bound work for the work-group size sweep (bench/occupancy). Each element
 // runs four independent chains of `iterations` dependent fused multiply-adds from its input,
 // v = fma(v, m, 0.01f) with a multiplier m per chain, and writes their sum:
 //   dst[i] = (a + b) + (c + d)
@@ -9,7 +9,7 @@
 // (no overflow, no denormal that a flush-to-zero could change), and an iteration more or less
 // changes the result far beyond rounding. fma() rounds once and the sums add no product that a
 // compiler could contract, so a host reference with std::fma in float
-// (samples/occupancy/fma_reference.hpp) matches. 8 * iterations flops per element.
+// (bench/occupancy/fma_reference.hpp) matches. 8 * iterations flops per element.
 // Twin of kernels/cu/fma_chain.cu.
 
 // One step of each of the four chains.

@@ -6,7 +6,7 @@
 //
 // Every kernel is reduce_<type>_<rung>_<name>(in, out, scratch, n): the work-groups together
 // read in[0, n) and each writes the sum of its share to out[group]. The host runs a kernel again
-// over those partial sums until one value is left (samples/reduce/reduce_rungs.cpp has the
+// over those partial sums until one value is left (bench/reduce/reduce_rungs.cpp has the
 // passes). Work-groups are a power of two of at least 64 work-items, one dimension; `scratch`
 // holds one element per work-item.
 //

@@ -2,7 +2,7 @@
 // for any m, n, k (1 included). Twin of kernels/cl/matmul.cl, kept line for line alike so that
 // both backends give NVIDIA's compiler the same program. Dimension 0 of every launch runs along
 // the columns of C (n), dimension 1 along its rows (m); the host's launch recipe for each rung,
-// with its geometry, is samples/matmul/matmul_rungs.cpp.
+// with its geometry, is bench/matmul/matmul_rungs.cpp.
 // Every rung sums the products of an output in the order of k, one fmaf each (the zeros that pad
 // a partial tile add nothing), so all rungs compute the same bits on either backend.
 //

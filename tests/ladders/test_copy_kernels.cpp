@@ -3,7 +3,7 @@
 // must keep the poison, and sizes that leave a partial last work-group or tile.
 #include "../support.hpp"
 // copy_2d_f32's launch geometry, as the transpose sample launches it.
-#include "../../samples/transpose/rungs.hpp"
+#include "../../bench/transpose/rungs.hpp"
 
 #include <cstdint>
 #include <string>

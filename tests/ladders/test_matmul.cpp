@@ -1,4 +1,4 @@
-// The SGEMM ladder (kernels/*/matmul.*, launched through samples/matmul/matmul_rungs.hpp): every
+// The SGEMM ladder (kernels/*/matmul.*, launched through bench/matmul/matmul_rungs.hpp): every
 // rung computes C = A * B for sizes that are not multiples of any tile (1 x 1 x 1 included), for
 // one that is a multiple of every tile, and on views (one not 16-byte aligned: rung 6's scalar
 // path), against a CPU reference accumulated in double. An fp32 sum of k products is off by at
@@ -6,7 +6,7 @@
 // the same order, must agree bit for bit). C is poisoned (NaN) before each rung and has guard
 // elements after it (and before it in the view test) that must stay untouched; each rung runs
 // twice on the same buffers, as the sample's timed runs do.
-#include "../../samples/matmul/matmul_rungs.hpp"
+#include "../../bench/matmul/matmul_rungs.hpp"
 #include "../support.hpp"
 
 #include <cfloat>

@@ -1,11 +1,11 @@
-// The work-group size sweep's pieces (samples/occupancy): the fma_chain kernel against the CPU
+// The work-group size sweep's pieces (bench/occupancy): the fma_chain kernel against the CPU
 // reference the sample uses, with sizes that leave a partial last work-group; what
 // Kernel::occupancy() reports (limits on both backends, resident work-groups on CUDA only);
 // Kernel::suggest_group_size() within the kernel's limits; and the bad inputs both refuse.
 #include "../support.hpp"
 // fma_chain's CPU reference and tolerance, as the sample checks it.
-#include "../../samples/occupancy/fma_reference.hpp"
-#include "../../samples/transpose/rungs.hpp"
+#include "../../bench/occupancy/fma_reference.hpp"
+#include "../../bench/transpose/rungs.hpp"
 
 #include <algorithm>
 #include <cmath>

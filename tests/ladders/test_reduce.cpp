@@ -1,4 +1,4 @@
-// The reduction ladder (kernels/*/reduce.*, run through samples/reduce/reduce_rungs.hpp): every
+// The reduction ladder (kernels/*/reduce.*, run through bench/reduce/reduce_rungs.hpp): every
 // rung brings n elements down to one value on the device, for n at and around the work-group
 // and pass boundaries, for int32 exactly, for float within the rounding bound of its order, and
 // for floats whose sums are exact, exactly. Guard elements follow the input (and precede it in

@@ -3,7 +3,7 @@
 // output poisoned with NaN and followed by guard elements that must keep the poison.
 #include "../support.hpp"
 // The rungs and their launch geometry, as the sample runs them.
-#include "../../samples/transpose/rungs.hpp"
+#include "../../bench/transpose/rungs.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,0 +1,185 @@
+// mpi_bandwidth: a device buffer sent from rank 0's device to rank 1's by dualrt::mpi (staged
+// through pinned pieces, or GPU-aware where MPI offers it), beside what bounds it in the same
+// run: pinned device-to-host on the sender, pinned host-to-device on the receiver (dualrt
+// HostBuffer copies, at the driver's rate), and MPI's own host-to-host rate between pinned
+// buffers (the link between the ranks). Every transfer is checked once against the sent bytes.
+//   mpirun -np 2 mpi_bandwidth --sizes 1M,16M,256M,1G
+#include "options.hpp"
+#include "csv.hpp"
+#include "mpi_sample.hpp"
+#include "table.hpp"
+
+#include <dualrt/dualrt.hpp>
+#include <dualrt/mpi.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dualrt::samples::fixed;
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+    std::vector<std::size_t> sizes;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto bytes = dualrt::samples::parse_bytes(item);
+        if (!bytes || *bytes == 0 || *bytes > (std::size_t(1) << 31) - 1)
+            throw std::invalid_argument("--sizes: '" + item +
+                                        "' is not a size from 1 byte to 2 GiB - 1");
+        sizes.push_back(*bytes);
+    }
+    return sizes;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// Median seconds of `body` over `repetitions`, each timed from a common barrier to the slowest
+// rank's end.
+double timed(MPI_Comm comm, int repetitions, const std::function<void()>& body) {
+    std::vector<double> seconds;
+    for (int r = 0; r < repetitions; ++r) {
+        MPI_Barrier(comm);
+        const double start = MPI_Wtime();
+        body();
+        double elapsed = MPI_Wtime() - start;
+        MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
+        seconds.push_back(elapsed);
+    }
+    return median(seconds);
+}
+
+double gigabytes_per_second(std::size_t bytes, double seconds) {
+    return seconds > 0.0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
+}
+
+int run(int argc, char** argv, int rank, int ranks) {
+    dualrt::samples::Args args(
+        "mpi_bandwidth",
+        "A device buffer from rank 0 to rank 1 through dualrt::mpi, beside pinned D2H and H2D and "
+        "MPI's host-to-host rate in the same run. Start 2 ranks with mpirun.",
+        dualrt::samples::SharedOptions{false, false});
+    args.add_text("sizes", "LIST", "buffer sizes (K, M, G suffixes)", "1M,16M,256M");
+    args.add_integer("repetitions", "N", "timed transfers per size (median)", 5, 1, 1000);
+    args.add_bytes("piece", "BYTES", "staged piece size", "4M");
+    args.add_integer("in-flight", "N", "staged pieces in flight per transfer", 3, 2, 64);
+    args.add_flag("share-devices", "let both ranks use one device (a node with one GPU)");
+    if (const auto code = dualrt::samples::parse_on_every_rank(args, argc, argv, rank))
+        return *code;
+    if (ranks != 2) {
+        if (rank == 0) std::cerr << "error: mpi_bandwidth needs exactly 2 ranks, not " << ranks
+                                 << " (mpirun -np 2)\n";
+        return 2;
+    }
+    const auto sizes = parse_sizes(args.text("sizes"));
+    const int repetitions = static_cast<int>(args.integer("repetitions"));
+    const dualrt::Device device = dualrt::samples::device_of_rank(
+        args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
+                                         : dualrt::mpi::DeviceSharing::forbid);
+    dualrt::mpi::CommunicatorOptions options;
+    options.piece_bytes = args.bytes("piece");
+    options.pieces_in_flight = static_cast<std::size_t>(args.integer("in-flight"));
+    dualrt::mpi::Communicator comm(device, MPI_COMM_WORLD, options);
+    dualrt::samples::print_placement(comm);
+    auto queue = device.create_queue();
+    const bool sender = rank == 0;
+
+    dualrt::samples::Table table({"bytes", "D2H (rank 0)", "H2D (rank 1)", "MPI host",
+                                  "dualrt", "vs slower copy", "vs MPI host"});
+    bool all_correct = true;
+    for (const std::size_t bytes : sizes) {
+        std::uint32_t seed = std::random_device{}();
+        MPI_Bcast(&seed, 1, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+        std::vector<std::uint8_t> pattern(bytes);
+        std::mt19937 engine(seed);
+        for (auto& b : pattern) b = static_cast<std::uint8_t>(engine());
+
+        auto on_device = device.alloc<std::uint8_t>(bytes);
+        auto pinned = device.alloc_host<std::uint8_t>(bytes);
+        std::copy(pattern.begin(), pattern.end(), pinned.begin());
+        queue.copy(on_device, pinned, dualrt::Sync::blocking);
+
+        // The copies that bound a staged transfer, each rank on its own side.
+        const double d2h = timed(MPI_COMM_WORLD, repetitions, [&] {
+            if (sender) queue.copy(pinned, on_device, dualrt::Sync::blocking);
+        });
+        const double h2d = timed(MPI_COMM_WORLD, repetitions, [&] {
+            if (!sender) queue.copy(on_device, pinned, dualrt::Sync::blocking);
+        });
+        // MPI between pinned host buffers: the link between the ranks.
+        const double host = timed(MPI_COMM_WORLD, repetitions, [&] {
+            if (sender)
+                MPI_Send(pinned.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+            else
+                MPI_Recv(pinned.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        });
+        // dualrt: device to device; the receiver's recv returns with the data on its device.
+        if (!sender) queue.fill(on_device, std::uint8_t(0xA5), dualrt::Sync::blocking);
+        // One untimed transfer first: the first between two ranks may set up the transport.
+        if (sender) comm.send(queue, on_device, 1, 1);
+        else comm.recv(queue, on_device, 0, 1);
+        if (!sender) queue.fill(on_device, std::uint8_t(0xA5), dualrt::Sync::blocking);
+        const double staged = timed(MPI_COMM_WORLD, repetitions, [&] {
+            if (sender)
+                comm.send(queue, on_device, 1, 1);
+            else
+                comm.recv(queue, on_device, 0, 1);
+        });
+        int correct = 1;
+        if (!sender) {
+            std::vector<std::uint8_t> got(bytes);
+            queue.copy(got, on_device, dualrt::Sync::blocking);
+            correct = got == pattern ? 1 : 0;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &correct, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        all_correct = all_correct && correct == 1;
+
+        const double d2h_rate = gigabytes_per_second(bytes, d2h);
+        const double h2d_rate = gigabytes_per_second(bytes, h2d);
+        const double host_rate = gigabytes_per_second(bytes, host);
+        const double staged_rate = gigabytes_per_second(bytes, staged);
+        table.add({dualrt::samples::format_bytes(bytes), fixed(d2h_rate, 2), fixed(h2d_rate, 2),
+                   fixed(host_rate, 2), fixed(staged_rate, 2) + (correct ? "" : " WRONG"),
+                   fixed(staged_rate / std::min(d2h_rate, h2d_rate), 3),
+                   fixed(staged_rate / host_rate, 3)});
+    }
+    if (rank == 0) {
+        std::cout << "GB/s, median of " << repetitions << "; dualrt pieces of "
+                  << dualrt::samples::format_bytes(options.piece_bytes) << ", "
+                  << options.pieces_in_flight << " in flight\n";
+        table.print(std::cout);
+        std::cout << (all_correct ? "every transfer arrived intact\n"
+                                  : "MISMATCH: a transfer arrived wrong\n");
+    }
+    return all_correct ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int code = 0;
+    try {
+        code = run(argc, argv, rank, ranks);
+    } catch (const std::exception& e) {
+        std::cerr << "rank " << rank << ": error: " << e.what() << "\n";
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Finalize();
+    return code;
+}
