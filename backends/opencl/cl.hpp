@@ -11,8 +11,8 @@
 // devices at enumeration (backend.cpp). The CLHPP minimum is set to 110, not 120, because CLHPP
 // 2023.02 (Debian 12's opencl-clhpp-headers) only defines cl::detail::getContextPlatformVersion
 // for minimums below 120 but calls it for every minimum below 200, so 300/120 does not compile
-// (KhronosGroup/OpenCL-CLHPP issue #108, fixed by PR #245 after that release). 110 only adds
-// run-time version checks inside CLHPP; it enables nothing this backend calls.
+// (a CLHPP bug, fixed upstream after that release by KhronosGroup/OpenCL-CLHPP pull 245). 110
+// only adds run-time version checks inside CLHPP; it enables nothing this backend calls.
 #define CL_HPP_MINIMUM_OPENCL_VERSION 110
 
 // Failing CLHPP calls throw cl::Error (with err() and the C function's name as what()).

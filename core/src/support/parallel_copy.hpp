@@ -1,6 +1,6 @@
 // Host memcpy spread over worker threads. One thread cannot read pageable memory as fast as the
-// DMA engines drain pinned memory (5-10 GB/s a thread against 55 GB/s on PCIe gen5, measured on
-// the H200 machine: docs/BENCHMARKS.md), so the staged copies and the pipeline split each chunk's
+// DMA engines drain pinned memory (5-10 GB/s a thread against 55 GB/s on PCIe gen5 on an H200;
+// docs/performance.md#copies), so the staged copies and the pipeline split each chunk's
 // memcpy across a few threads, with non-temporal stores where the CPU has them. Internal.
 #pragma once
 
