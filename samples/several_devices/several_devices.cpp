@@ -1,7 +1,7 @@
 // several_devices: devices of one process working together. A buffer is computed on one device
-// and copied to another, whose queue waits for the first device's kernel without the host
-// waiting; then one Pipeline spreads a job over every device present, handing each chunk to
-// whichever device is ready for it. Needs two devices: without a GPU, PoCL gives two CPU devices
+// and copied to another, whose queue first waits for the first device's kernel (an event of
+// another device); then one Pipeline spreads a job over every device present, handing each chunk
+// to whichever device is ready for it. Needs two devices: without a GPU, PoCL gives two CPU devices
 // with POCL_DEVICES="pthread pthread".
 #include <dualrt/dualrt.hpp>
 
@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -52,8 +53,7 @@ int main() try {
     q0.copy(a0, a);
     q0.copy(b0, b);
     q1.copy(b1, b);
-    const dualrt::Event t_ready =
-        q0.launch(first.kernel("triad"), {n}, {}, n, s, a0, b0, t0);
+    const dualrt::Event t_ready = q0.launch(first.kernel("triad"), {n}, {}, n, s, a0, b0, t0);
     // q1 waits for device 0's kernel: on the device where the pair allows it (two CUDA devices),
     // else by a host wait inside this call. Either way the copy below reads the finished t.
     q1.wait(t_ready);
@@ -76,7 +76,9 @@ int main() try {
     std::vector<dualrt::Kernel> triads;
     for (const auto& device : devices) triads.push_back(device.kernel("triad"));
     std::vector<float> c(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = std::fma(s, b[i], a[i]);
     dualrt::PipelineReport report;
+    std::size_t wrong_pipeline = 0;
     // The first runs measure each device's rate, and whether the devices together beat the
     // fastest alone (they share the host); later runs deal by what was measured.
     for (int run = 0; run < 4; ++run) {
@@ -87,14 +89,13 @@ int main() try {
             chunk.queue.launch(triads[chunk.device_index], {chunk.size()}, {},
                                std::uint32_t(chunk.size()), s, da, db, dc);
         });
+        wrong_pipeline += count_differing(c, expected);
         std::cout << "run " << run << ": " << report.measured_ms << " ms, chunks per device:";
         for (const auto& row : report.devices) std::cout << " " << row.chunks;
         std::cout << "\n";
     }
     std::cout << "the last run in full:\n" << report.summary();
-    for (std::size_t i = 0; i < n; ++i) expected[i] = std::fma(s, b[i], a[i]);
-    const std::size_t wrong_pipeline = count_differing(c, expected);
-    std::cout << "Pipeline over " << devices.size() << " devices: "
+    std::cout << "Pipeline over " << devices.size() << " devices, every run: "
               << (wrong_pipeline == 0 ? "equal to the host's bit for bit"
                                       : std::to_string(wrong_pipeline) + " elements wrong")
               << "\n";
