@@ -113,8 +113,9 @@ std::vector<float> sgemm_cuda(const dualrt::Device& device, const std::vector<fl
 int main() try {
     dualrt::Device device = dualrt::select();
     const bool opencl = device.backend() == dualrt::Backend::opencl;
+    const char* blas = opencl ? "CLBlast" : "cuBLAS";
     std::cout << "native_interop on " << dualrt::to_string(device.backend()) << " '"
-              << device.name() << "', SGEMM through " << (opencl ? "CLBlast" : "cuBLAS") << "\n";
+              << device.name() << "'\n";
 
     std::mt19937 rng(std::random_device{}());
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -128,7 +129,7 @@ int main() try {
     if (!opencl) c = sgemm_cuda(device, a, b);
 #endif
     if (c.empty()) {  // this backend's half was not built: CMake did not find its library
-        std::cout << "skipped: built without " << (opencl ? "CLBlast" : "cuBLAS") << "\n";
+        std::cout << "skipped: built without " << blas << "\n";
         return 77;  // CTest's skip code for this sample
     }
 
@@ -144,7 +145,8 @@ int main() try {
             }
             wrong += std::fabs(c[i * n + j] - sum) > k * FLT_EPSILON * magnitude ? 1 : 0;
         }
-    std::cout << m << "x" << k << " times " << k << "x" << n << " on a borrowed native queue: "
+    std::cout << blas << " SGEMM of " << m << "x" << k << " by " << k << "x" << n
+              << " on a borrowed native queue: "
               << (wrong == 0 ? "verified on the host" : std::to_string(wrong) + " wrong results")
               << "\n";
     return wrong == 0 ? 0 : 1;
