@@ -48,8 +48,8 @@ TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinne
 // The same for two Pipelines whose timed runs take turns, so that both see the host in the same
 // state. Measured one after the other, the second may meet a host the first left slower:
 // pageable runs of a GPU alone inside a Pipeline over the GPU and PoCL's CPU can read 10-20%
-// slower than the same GPU's own Pipeline measured before them, where pinned runs do not
-// (docs/BENCHMARKS.md). Returns each one's median run.
+// slower than the same GPU's own Pipeline measured before them, where pinned runs do not.
+// Returns each one's median run.
 std::pair<TriadRun, TriadRun> run_triads_interleaved(dualrt::Pipeline& first,
                                                      dualrt::Pipeline& second,
                                                      const TriadData& data, bool pinned,
