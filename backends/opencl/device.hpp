@@ -73,8 +73,8 @@ public:
     // context, complete from the start. NVIDIA's OpenCL (580) ends a marker with an empty wait
     // list only once every command enqueued before it on any queue of the context has ended,
     // not just its own queue's; with a wait list it keeps to its queue's order, as the standard
-    // says. Without it, a copy's event polled after a long
-    // kernel was enqueued on another queue reads complete only after that kernel.
+    // says. Without it, a copy's event polled after a long kernel was enqueued on another queue
+    // reads complete only after that kernel.
     const std::vector<cl::Event>& marker_wait_list() const;
 
     // "OpenCL device 0 'NAME'" (with " (wrapped context)" for wrap_device's), for error

@@ -36,8 +36,8 @@ std::string DeviceImpl::cannot_import_memory() const {
 backend::DeviceImpl::ImportLimit DeviceImpl::largest_import() const {
     // NVIDIA's driver 580 crashes (SIGSEGV inside clCreateBufferWithProperties) importing 1 GiB
     // from CUDA, with or without peer access, on an H100 of a two-GPU machine; 256 MiB imports
-    // work (docs/RELIABILITY.md). Sizes in between were not
-    // tried, so the limit is the largest size seen to work.
+    // work (docs/RELIABILITY.md). Sizes in between were not tried, so the limit is the largest
+    // size seen to work.
     if (info().vendor.find("NVIDIA") == std::string::npos) return {};
     return {std::size_t{256} << 20,
             "NVIDIA's OpenCL driver 580 crashed importing 1 GiB; 256 MiB is the largest import "

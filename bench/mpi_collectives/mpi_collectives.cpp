@@ -4,6 +4,7 @@
 // size's result is checked against the host once. Timed as nccl-tests times: a batch of calls
 // back to back, then the queue finished, per call.
 //   mpirun -np 4 mpi_collectives --sizes 16M,256M,1G
+#include "csv.hpp"
 #include "options.hpp"
 #include "mpi_sample.hpp"
 #include "table.hpp"
