@@ -63,8 +63,13 @@ ReplayCost NativeCuda::jacobi_replay_cost(const JacobiJob& job) {
     // One parameter list per direction of the ping-pong, as a hand-written solver keeps them.
     void* forward[] = {&grids[0], &grids[1], &width, &first_row, &rows};
     void* backward[] = {&grids[1], &grids[0], &width, &first_row, &rows};
+    // On the sweeps' own stream: a cuMemcpyHtoD from pageable memory may return before its DMA
+    // has landed, and nothing orders the legacy stream with a non-blocking one, so the first
+    // sweep could read a grid still being written (seen under load as grids that differ).
     const auto reset = [&] {
-        for (CUdeviceptr grid : grids) NATIVE_CU(cuMemcpyHtoD(grid, job.grid, bytes));
+        for (CUdeviceptr grid : grids)
+            NATIVE_CU(cuMemcpyHtoDAsync(grid, job.grid, bytes, stream.get()));
+        NATIVE_CU(cuStreamSynchronize(stream.get()));
     };
     ReplayCost cost = plain_and_graph(stream, job.steps, job.repetitions, reset, [&] {
         for (int step = 0; step < job.steps; ++step)
