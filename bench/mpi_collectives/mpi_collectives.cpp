@@ -140,19 +140,4 @@ int run(int argc, char** argv, int rank, int ranks) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    int code = 0;
-    try {
-        code = run(argc, argv, rank, ranks);
-    } catch (const std::exception& e) {
-        std::cerr << "rank " << rank << ": error: " << e.what() << "\n";
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    MPI_Finalize();
-    return code;
-}
+int main(int argc, char** argv) { return dualrt::samples::run_ranks(argc, argv, run); }

@@ -46,4 +46,21 @@ void print_placement(const mpi::Communicator& comm) {
     std::cout << "transport: " << comm.transport_reason() << "\n";
 }
 
+int run_ranks(int argc, char** argv, int (*run)(int argc, char** argv, int rank, int ranks)) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int code = 0;
+    try {
+        code = run(argc, argv, rank, ranks);
+    } catch (const std::exception& e) {
+        std::cerr << "rank " << rank << ": error: " << e.what() << "\n";
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Finalize();
+    return code;
+}
+
 }  // namespace dualrt::samples

@@ -20,4 +20,9 @@ Device device_of_rank(const Args& args, mpi::DeviceSharing sharing);
 // Rank 0 prints one line per rank: its device and how it moves buffers.
 void print_placement(const mpi::Communicator& comm);
 
+// main() of an MPI program: MPI initialised (funneled), run(argc, argv, rank, ranks), MPI
+// finalised; returns run's code. An exception prints "rank R: error: ..." and aborts the job, so
+// that a rank that fails alone cannot leave the others waiting in a collective.
+int run_ranks(int argc, char** argv, int (*run)(int argc, char** argv, int rank, int ranks));
+
 }  // namespace dualrt::samples

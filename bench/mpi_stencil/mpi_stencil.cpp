@@ -206,19 +206,11 @@ int run(int argc, char** argv, Setup& setup) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    Setup setup;
-    MPI_Comm_rank(MPI_COMM_WORLD, &setup.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &setup.ranks);
-    int code = 0;
-    try {
-        code = run(argc, argv, setup);
-    } catch (const std::exception& e) {
-        std::cerr << "rank " << setup.rank << ": error: " << e.what() << "\n";
-        // A rank that fails alone cannot leave the others waiting in a collective.
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    MPI_Finalize();
-    return code;
+    return dualrt::samples::run_ranks(argc, argv, [](int count, char** values, int rank,
+                                                      int ranks) {
+        Setup setup;
+        setup.rank = rank;
+        setup.ranks = ranks;
+        return run(count, values, setup);
+    });
 }
