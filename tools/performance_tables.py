@@ -3,9 +3,9 @@
 
 Runs each program of build/bin (bandwidth, launch_cost, replay_cost, overlap, stream, stencil,
 multi_device, program_cache, the kernel ladders, and mpi_stencil / mpi_bandwidth where MPI and
-two devices are there) on CUDA and on an OpenCL device, each command --repetitions times, reads
-the rows each one writes with --csv (the MPI samples print tables only: those are read from
-their output), and writes one Markdown page: per feature a table of medians, each ratio's
+two devices are there, with mpi_collectives and NVIDIA's nccl-tests (--nccl-tests) on CUDA) on
+CUDA and on an OpenCL device, each command --repetitions times, reads the rows each one writes
+with --csv (the MPI programs print tables only: those are read from their output), and writes one Markdown page: per feature a table of medians, each ratio's
 spread (min-max over the repeated runs), and the device, driver, date and exact command of
 every figure. Python 3 standard library only.
 
@@ -189,7 +189,7 @@ class Runner:
         results = []
         for _ in range(self.repetitions):
             self.count += 1
-            stem = os.path.join(self.work, f"{self.count:03d}-{name}")
+            stem = os.path.join(self.work, f"{self.count:03d}-{os.path.basename(name)}")
             extra = (["--no-progress"] if progress else []) + \
                 (["--csv", stem + ".csv"] if csv_file else [])
             argv = (prefix or []) + [self.program(name)] + args + extra
@@ -637,7 +637,77 @@ def parse_table(text: str, first_header: str) -> List[List[str]]:
     return []
 
 
-def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str) -> Section:
+def nccl_tests_busbw(text: str) -> Dict[int, float]:
+    """Out-of-place bus bandwidth (GB/s) by size in bytes, from an nccl-tests program's output:
+    size, count, type, redop, root, time, algbw, busbw, ..."""
+    rates = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 8 and fields[0].isdigit() and fields[1].isdigit():
+            rate = number(fields[7])
+            if rate is not None:
+                rates[int(fields[0])] = rate
+    return rates
+
+
+def size_bytes(text: str) -> Optional[int]:
+    """"16 MiB" -> 16777216, as the benchmarks print sizes."""
+    match = re.fullmatch(r"([0-9.]+) (B|KiB|MiB|GiB)", text.strip())
+    if not match:
+        return None
+    scale = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[match.group(2)]
+    return int(float(match.group(1)) * scale)
+
+
+def nccl_anchored(run: Runner, section: Section, rows: Dict[tuple, Row], target: Target,
+                  mpirun: str, nccl_tests: str, ranks: int) -> None:
+    """CUDA ranks, one GPU each, move device buffers through NCCL: mpi_bandwidth (2 ranks) and
+    mpi_collectives (2 and `ranks` ranks) beside NVIDIA's nccl-tests of the same sizes and GPU
+    count, run in between."""
+    sizes = "16M,64M,256M,1G"
+    anchor_args = ["-b", "16M", "-e", "1G", "-f", "4", "-w", "5", "-n", "20"]
+    nvls = {"NCCL_NVLS_ENABLE": "0"}  # NVLink multicast stays off on shared machines
+    for count in sorted({2, ranks}):
+        visible = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(count))}
+        env = {**target.env(), **nvls, **visible}
+        prefix = [mpirun, "-np", str(count), "--bind-to", "none"] + \
+            [x for k in env for x in ("-x", k)]
+        device = run.device_text(target) + f", {count} ranks"
+        anchors = {}
+        for test in ["sendrecv_perf", "all_reduce_perf", "broadcast_perf"]:
+            if test == "sendrecv_perf" and count != 2:
+                continue
+            key, results = run.run(section, os.path.join(nccl_tests, test),
+                                   anchor_args + ["-g", str(count)], None, csv_file=False,
+                                   progress=False, env={**nvls, **visible}, device=device)
+            anchors[test] = (key, [nccl_tests_busbw(text) for text in results])
+        measured = [("mpi_bandwidth", ["--sizes", sizes, "--repetitions", "7"], "bytes",
+                     [(4, "sendrecv_perf", "send/recv")])] if count == 2 else []
+        measured.append(("mpi_collectives", ["--sizes", sizes], "bytes",
+                         [(1, "broadcast_perf", "broadcast"), (2, "all_reduce_perf",
+                                                               "allreduce")]))
+        for program, args, header, columns in measured:
+            key, results = run.run(section, program, args, None, csv_file=False,
+                                   progress=False, env=env, prefix=prefix, device=device)
+            for text in results:
+                for cells in parse_table(text, header):
+                    nbytes = size_bytes(cells[0])
+                    for column, test, what in columns:
+                        runs = anchors.get(test, ("", []))[1]
+                        anchor = [r[nbytes] for r in runs if nbytes in r]
+                        mine = number(cells[column].split()[0]) if len(cells) > column else None
+                        if nbytes is None or mine is None or not anchor:
+                            continue
+                        theirs = statistics.median(anchor)
+                        label = (f"{program} {what}, {count} ranks, {cells[0]}: bus GB/s "
+                                 f"against nccl-tests {test} ({anchors[test][0]})")
+                        collect(rows, (label, target.backend),
+                                lambda: Row(label, target.label(), key), mine, theirs,
+                                mine / theirs)
+
+
+def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str,
+        nccl_tests: str = "") -> Section:
     section = Section(
         "mpi", "MPI",
         "`mpi_stencil`: a Jacobi grid in row blocks over 2 ranks, one device each, halo rows "
@@ -646,7 +716,10 @@ def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str
         "compared bit for bit). Strong scaling is one rank's time over two ranks' (ideal: 2); "
         "the hidden share is the part of the exchange's own time that the overlapped step "
         "does not add. `mpi_bandwidth`: a device buffer from rank 0 to rank 1 through "
-        "`dualrt::mpi`, against MPI's own rate between pinned host buffers in the same run.",
+        "`dualrt::mpi`, against MPI's own rate between pinned host buffers in the same run; "
+        "where CUDA ranks move data through NCCL, it and `mpi_collectives` (broadcast and "
+        "allreduce over every rank) against NVIDIA's nccl-tests of the same sizes and GPU count, "
+        "run in the same call (out-of-place bus bandwidth).",
         ["dualrt", "baseline", "ratio"], [4, 4, 3])
     rows: Dict[tuple, Row] = {}
     devices = info.get("devices", [])
@@ -703,6 +776,12 @@ def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str
                 dualrt_rate = number(cells[4].split()[0]) if cells[4] else None
                 collect(rows, (what, target.backend), lambda: Row(what, target.label(), key),
                         dualrt_rate, number(cells[3]), number(cells[6]))
+        if target.backend == "cuda" and not share and not quick:
+            if nccl_tests and run.available(os.path.join(nccl_tests, "sendrecv_perf")):
+                nccl_anchored(run, section, rows, target, mpirun, nccl_tests, min(count, 4))
+            else:
+                section.missing.append("CUDA through NCCL against nccl-tests: no nccl-tests "
+                                       "(--nccl-tests DIR, its build folder)")
     section.rows = list(rows.values())
     return section
 
@@ -854,6 +933,9 @@ def main() -> int:
                              "ladders,multi_device,mpi,program_cache (default all)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per command")
     parser.add_argument("--mpirun", default=os.environ.get("MPIRUN", "mpirun"))
+    parser.add_argument("--nccl-tests", default=os.environ.get("NCCL_TESTS_BIN", ""),
+                        help="the build folder of NVIDIA's nccl-tests, the anchor of the NCCL "
+                             "rows (default $NCCL_TESTS_BIN)")
     args = parser.parse_args()
     if args.repetitions is None:
         args.repetitions = 1 if args.quick else 3
@@ -884,7 +966,7 @@ def main() -> int:
         "stencil": lambda: stencil(run, targets, args.quick),
         "ladders": lambda: ladders(run, targets, args.quick, ladder_device),
         "multi_device": lambda: multi_device(run, targets, args.quick, info),
-        "mpi": lambda: mpi(run, targets, args.quick, info, args.mpirun),
+        "mpi": lambda: mpi(run, targets, args.quick, info, args.mpirun, args.nccl_tests),
         "program_cache": lambda: program_cache(run, targets, args.quick, pocl),
     }
     chosen = list(makers) if args.sections == "all" else args.sections.split(",")
