@@ -1,0 +1,36 @@
+// A rank that dies in the middle of a transfer: rank 1 starts receiving a large buffer (in
+// pieces, staged, or through NCCL's pipe) and exits without MPI_Finalize; rank 0 is in the
+// blocking send. The job must end, not hang: Open MPI ends every rank once one exits without
+// finalizing, so the surviving rank is not left waiting for pieces or replies that never come.
+// CTest passes once rank 1 has said it dies and the job has ended; a hang fails on the timeout,
+// and a send that returns fails on its message.
+#include <dualrt/dualrt.hpp>
+#include <dualrt/mpi.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const dualrt::Device device =
+        dualrt::mpi::device_for_rank(MPI_COMM_WORLD, dualrt::mpi::DeviceSharing::allow);
+    dualrt::mpi::Communicator comm(device);
+    auto queue = device.create_queue();
+    // 64 MiB: many pieces on the staged path, longer than a moment on any link.
+    auto buffer = device.alloc<float>(std::size_t(16) << 20);
+    queue.fill(buffer, 1.0f, dualrt::Sync::blocking);
+    if (rank == 1) {
+        auto receive = comm.irecv(queue, buffer, 0, 5);
+        for (int i = 0; i < 100; ++i) receive.test();  // the header in, some pieces on the way
+        std::printf("rank 1: dying in the middle of a receive\n");
+        std::fflush(stdout);
+        std::_Exit(3);
+    }
+    comm.send(queue, buffer, 1, 5);
+    std::printf("rank %d: the send returned, which a dead receiver cannot allow\n", rank);
+    MPI_Finalize();
+    return 0;
+}
