@@ -224,7 +224,8 @@ void open_nccl(CommState& comm, const nccl::Library& nccl) {
     comm.nccl_pipes = true;
 }
 
-// Collective: "NCCL ...: ...". Proves NCCL, then opens the communicators that carry data.
+// Collective: proves that NCCL starts on every rank, then opens the communicators that carry the
+// data; throws on every rank where NCCL does not start.
 void start_nccl(CommState& comm, const nccl::Library& nccl) {
     prove_nccl_starts(comm, nccl);
     open_nccl(comm, nccl);
