@@ -17,47 +17,12 @@
 #include <functional>
 #include <iostream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
 using dualrt::samples::fixed;
-
-std::vector<std::size_t> parse_sizes(const std::string& text) {
-    std::vector<std::size_t> sizes;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        const auto bytes = dualrt::samples::parse_bytes(item);
-        if (!bytes || *bytes == 0 || *bytes > (std::size_t(1) << 31) - 1)
-            throw std::invalid_argument("--sizes: '" + item +
-                                        "' is not a size from 1 byte to 2 GiB - 1");
-        sizes.push_back(*bytes);
-    }
-    return sizes;
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
-// Median seconds of `body` over `repetitions`, each timed from a common barrier to the slowest
-// rank's end.
-double timed(MPI_Comm comm, int repetitions, const std::function<void()>& body) {
-    std::vector<double> seconds;
-    for (int r = 0; r < repetitions; ++r) {
-        MPI_Barrier(comm);
-        const double start = MPI_Wtime();
-        body();
-        double elapsed = MPI_Wtime() - start;
-        MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
-        seconds.push_back(elapsed);
-    }
-    return median(seconds);
-}
 
 double gigabytes_per_second(std::size_t bytes, double seconds) {
     return seconds > 0.0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
@@ -81,7 +46,8 @@ int run(int argc, char** argv, int rank, int ranks) {
                                  << " (mpirun -np 2)\n";
         return 2;
     }
-    const auto sizes = parse_sizes(args.text("sizes"));
+    const auto sizes =
+        dualrt::samples::parse_sizes(args.text("sizes"), 1, (std::size_t(1) << 31) - 1);
     const int repetitions = static_cast<int>(args.integer("repetitions"));
     const dualrt::Device device = dualrt::samples::device_of_rank(
         args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
@@ -110,14 +76,14 @@ int run(int argc, char** argv, int rank, int ranks) {
         queue.copy(on_device, pinned, dualrt::Sync::blocking);
 
         // The copies that bound a staged transfer, each rank on its own side.
-        const double d2h = timed(MPI_COMM_WORLD, repetitions, [&] {
+        const double d2h = dualrt::samples::median_seconds(MPI_COMM_WORLD, repetitions, [&] {
             if (sender) queue.copy(pinned, on_device, dualrt::Sync::blocking);
         });
-        const double h2d = timed(MPI_COMM_WORLD, repetitions, [&] {
+        const double h2d = dualrt::samples::median_seconds(MPI_COMM_WORLD, repetitions, [&] {
             if (!sender) queue.copy(on_device, pinned, dualrt::Sync::blocking);
         });
         // MPI between pinned host buffers: the link between the ranks.
-        const double host = timed(MPI_COMM_WORLD, repetitions, [&] {
+        const double host = dualrt::samples::median_seconds(MPI_COMM_WORLD, repetitions, [&] {
             if (sender)
                 MPI_Send(pinned.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
             else
@@ -130,7 +96,7 @@ int run(int argc, char** argv, int rank, int ranks) {
         if (sender) comm.send(queue, on_device, 1, 1);
         else comm.recv(queue, on_device, 0, 1);
         if (!sender) queue.fill(on_device, std::uint8_t(0xA5), dualrt::Sync::blocking);
-        const double staged = timed(MPI_COMM_WORLD, repetitions, [&] {
+        const double staged = dualrt::samples::median_seconds(MPI_COMM_WORLD, repetitions, [&] {
             if (sender)
                 comm.send(queue, on_device, 1, 1);
             else

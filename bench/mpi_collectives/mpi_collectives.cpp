@@ -16,45 +16,12 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
 using dualrt::samples::fixed;
-
-std::vector<std::size_t> parse_sizes(const std::string& text) {
-    std::vector<std::size_t> sizes;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        const auto bytes = dualrt::samples::parse_bytes(item);
-        if (!bytes || *bytes < sizeof(float) || *bytes > (std::size_t(4) << 30))
-            throw std::invalid_argument("--sizes: '" + item + "' is not a size from 4 B to 4 GiB");
-        sizes.push_back(*bytes / sizeof(float) * sizeof(float));
-    }
-    return sizes;
-}
-
-// Median seconds per call of `body`, over `repetitions` batches of `batch` calls, each batch from
-// a common barrier to the slowest rank's end (its queue finished: through NCCL the collectives
-// return before the device is done).
-double timed(MPI_Comm comm, int repetitions, int batch, dualrt::Queue& queue,
-             const std::function<void()>& body) {
-    std::vector<double> seconds;
-    for (int r = 0; r < repetitions; ++r) {
-        MPI_Barrier(comm);
-        const double start = MPI_Wtime();
-        for (int call = 0; call < batch; ++call) body();
-        queue.finish();
-        double elapsed = (MPI_Wtime() - start) / batch;
-        MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
-        seconds.push_back(elapsed);
-    }
-    std::sort(seconds.begin(), seconds.end());
-    return seconds[seconds.size() / 2];
-}
 
 // Rank r's input: element i is (r + 1) + (i % 97), so every sum is exact in float.
 float input(int rank, std::size_t i) { return static_cast<float>(rank + 1 + int(i % 97)); }
@@ -73,7 +40,9 @@ int run(int argc, char** argv, int rank, int ranks) {
     args.add_flag("share-devices", "let ranks share a device (a node with fewer GPUs)");
     if (const auto code = dualrt::samples::parse_on_every_rank(args, argc, argv, rank))
         return *code;
-    const auto sizes = parse_sizes(args.text("sizes"));
+    auto sizes = dualrt::samples::parse_sizes(args.text("sizes"), sizeof(float),
+                                              std::size_t(4) << 30);
+    for (auto& bytes : sizes) bytes = bytes / sizeof(float) * sizeof(float);
     const int repetitions = static_cast<int>(args.integer("repetitions"));
     const int warmup = static_cast<int>(args.integer("warmup"));
     const int batch = static_cast<int>(args.integer("batch"));
@@ -118,8 +87,17 @@ int run(int argc, char** argv, int rank, int ranks) {
         const auto allreduce = [&] { comm.allreduce(queue, buffer, dualrt::mpi::ReduceOp::sum); };
         for (int w = 0; w < warmup; ++w) broadcast(), allreduce();
         queue.finish();
-        const double broadcast_s = timed(MPI_COMM_WORLD, repetitions, batch, queue, broadcast);
-        const double allreduce_s = timed(MPI_COMM_WORLD, repetitions, batch, queue, allreduce);
+        // Per call: each timed batch ends with the queue finished, since through NCCL the
+        // collectives return before the device is done.
+        const auto per_call = [&](const std::function<void()>& call) {
+            return dualrt::samples::median_seconds(MPI_COMM_WORLD, repetitions, [&] {
+                       for (int c = 0; c < batch; ++c) call();
+                       queue.finish();
+                   }) /
+                   batch;
+        };
+        const double broadcast_s = per_call(broadcast);
+        const double allreduce_s = per_call(allreduce);
         const double gb = static_cast<double>(bytes) / 1e9;
         const double allreduce_algorithm = gb / allreduce_s;
         table.add({dualrt::samples::format_bytes(bytes) + (everywhere ? "" : " WRONG"),

@@ -2,10 +2,12 @@
 
 #include <dualrt/runtime.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 namespace dualrt::samples {
@@ -44,6 +46,35 @@ void print_placement(const mpi::Communicator& comm) {
     for (int r = 0; r < comm.size(); ++r)
         std::cout << &lines[static_cast<std::size_t>(r) * sizeof line] << "\n";
     std::cout << "transport: " << comm.transport_reason() << "\n";
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& text, std::size_t least,
+                                     std::size_t most) {
+    std::vector<std::size_t> sizes;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const auto bytes = parse_bytes(item);
+        if (!bytes || *bytes < least || *bytes > most)
+            throw std::invalid_argument("--sizes: '" + item + "' is not a size from " +
+                                        format_bytes(least) + " to " + format_bytes(most));
+        sizes.push_back(*bytes);
+    }
+    return sizes;
+}
+
+double median_seconds(MPI_Comm comm, int repetitions, const std::function<void()>& body) {
+    std::vector<double> seconds;
+    for (int r = 0; r < repetitions; ++r) {
+        MPI_Barrier(comm);
+        const double start = MPI_Wtime();
+        body();
+        double elapsed = MPI_Wtime() - start;
+        MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
+        seconds.push_back(elapsed);
+    }
+    std::sort(seconds.begin(), seconds.end());
+    return seconds[seconds.size() / 2];
 }
 
 int run_ranks(int argc, char** argv, int (*run)(int argc, char** argv, int rank, int ranks)) {

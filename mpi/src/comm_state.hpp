@@ -80,9 +80,8 @@ struct CommState {
     // two directions use both copy engines and never wait behind the application's kernels.
     Queue downloads, uploads;
     SlotCache slots;
-    // The NCCL transport: the library, the communicator of all ranks (collectives, on the
-    // caller's queue) and the pipes of sends and receives (nccl_pipes.hpp).
-    const nccl::Library* nccl = nullptr;
+    // The NCCL transport: the communicator of all ranks (collectives, on the caller's queue) and
+    // the pipes of sends and receives (nccl_pipes.hpp).
     std::unique_ptr<NcclComm> nccl_all;
     Event last_collective;  // after the last NCCL collective, on the caller's queue
     Pipes pipes;

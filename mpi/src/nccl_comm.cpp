@@ -14,14 +14,8 @@ NcclComm::NcclComm(const nccl::Library& nccl, Device device, int ranks, const nc
     nccl::Config config;
     config.blocking = blocking ? 1 : 0;
     const nccl::Result result = nccl_.comm_init_rank_config(&comm_, ranks, id, rank, &config);
-    if (result != nccl::success && result != nccl::in_progress) {
-        failed_ = true;
-        const std::string message = nccl::describe_failure(nccl_, "ncclCommInitRankConfig",
-                                                           result, comm_);
-        if (comm_ != nullptr) nccl_.comm_abort(comm_);
-        comm_ = nullptr;
-        raise(Errc::backend_failure, "dualrt::mpi (NCCL)", "joining " + what_ + ": " + message);
-    }
+    if (result != nccl::success && result != nccl::in_progress)
+        fail(nccl::describe_failure(nccl_, "ncclCommInitRankConfig", result, comm_));
 }
 
 NcclComm::~NcclComm() {
@@ -37,7 +31,7 @@ NcclComm::~NcclComm() {
 
 void NcclComm::fail(const std::string& message) {
     failed_ = true;
-    {
+    if (comm_ != nullptr) {
         nccl::CurrentDevice current(device_);
         nccl_.comm_abort(comm_);
     }
@@ -54,7 +48,6 @@ bool NcclComm::settled() {
         fail(nccl::describe_failure(nccl_, "ncclCommGetAsyncError", result, comm_));
     if (state == nccl::in_progress) return false;
     if (state != nccl::success) fail(nccl::describe_failure(nccl_, "(in flight)", state, comm_));
-    settled_ = true;
     return true;
 }
 
@@ -85,7 +78,6 @@ void NcclComm::wait_settled() {
 void NcclComm::enqueued(nccl::Result result, const char* call) {
     if (result != nccl::success && result != nccl::in_progress)
         fail(nccl::describe_failure(nccl_, call, result, comm_));
-    settled_ = false;
 }
 
 void NcclComm::send(const BufferView& buffer, int peer, nccl::Stream stream) {

@@ -46,8 +46,6 @@ public:
     // Whether finalize() has settled (or failed: then the destructor aborts).
     bool quiet() noexcept;
 
-    bool failed() const { return failed_; }
-
 private:
     void enqueued(nccl::Result result, const char* call);
     [[noreturn]] void fail(const std::string& message);
@@ -56,7 +54,7 @@ private:
     Device device_;
     std::string what_;
     nccl::Comm comm_ = nullptr;
-    bool settled_ = false, failed_ = false, finalizing_ = false, finalized_ = false;
+    bool failed_ = false, finalizing_ = false, finalized_ = false;
 };
 
 }  // namespace dualrt::mpi::detail

@@ -6,10 +6,9 @@ namespace dualrt::mpi::detail {
 
 Pipe::Pipe(const nccl::Library& nccl, const Device& device, bool sending, int peer,
            const nccl::UniqueId& id)
-    : device_(device), sending_(sending), peer_(peer),
-      queue_(device_.create_queue(QueueOptions{false})),
+    : sending_(sending), queue_(device.create_queue(QueueOptions{false})),
       comm_(std::make_unique<NcclComm>(
-          nccl, device_, 2, id, sending ? 1 : 0, true,
+          nccl, device, 2, id, sending ? 1 : 0, true,
           (sending ? "the NCCL pipe to rank " : "the NCCL pipe from rank ") +
               std::to_string(peer))) {}
 

@@ -63,9 +63,7 @@ private:
         std::shared_ptr<PipeTicket> ticket;
     };
 
-    Device device_;
     bool sending_;
-    int peer_;
     Queue queue_;
     std::unique_ptr<NcclComm> comm_;
     std::uint64_t numbered_ = 0, next_ = 0;

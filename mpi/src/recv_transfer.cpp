@@ -156,25 +156,11 @@ private:
         }
     }
 
-    // Numbers the send in the pipe from its sender. Where that fails the reply refuses the send
-    // with the reason, so the sender fails too.
+    // Numbers the send in the pipe from its sender (opened with the communicator).
     void enter_pipe(CommState& comm) {
-        try {
-            Pipe& pipe = comm.pipes.from_rank(source_);
-            reply_.pipe_number = pipe.take_number();
-            ticket_in_pipe_ = pipe.add(reply_.pipe_number, bytes_, after_);
-        } catch (const Error& e) {
-            reply_.accepted = 0;
-            reply_.receiver_failed = 1;
-            std::string(e.what()).copy(reply_.problem, sizeof reply_.problem - 1);
-            DUALRT_MPI_CHECK(MPI_Isend(&reply_, sizeof reply_, MPI_BYTE, source_,
-                                       static_cast<int>(header_.sequence), comm.replies,
-                                       &reply_request_),
-                             where());
-            comm.slots.give_back(std::move(message_), Event());
-            DUALRT_MPI_CHECK(MPI_Wait(&reply_request_, MPI_STATUS_IGNORE), where());
-            throw;
-        }
+        Pipe& pipe = comm.pipes.from_rank(source_);
+        reply_.pipe_number = pipe.take_number();
+        ticket_in_pipe_ = pipe.add(reply_.pipe_number, bytes_, after_);
     }
 
     bool advance_nccl(CommState& comm) {

@@ -159,6 +159,24 @@ void prove_nccl_starts(CommState& comm, const nccl::Library& nccl) {
     while (!all->quiet()) std::this_thread::yield();
 }
 
+// Runs `calls` (NCCL calls on this rank's device) as one NCCL group: NCCL carries them out
+// together at the group's end, whatever order the ranks made them in.
+template <typename Calls>
+void in_group(const CommState& comm, const nccl::Library& nccl, const char* what, Calls&& calls) {
+    nccl::CurrentDevice current(comm.device);
+    nccl.group_start();
+    try {
+        calls();
+    } catch (...) {
+        nccl.group_end();
+        throw;
+    }
+    if (const nccl::Result result = nccl.group_end(); result != nccl::success)
+        raise(Errc::backend_failure, constructor,
+              nccl::describe_failure(nccl, (std::string("ncclGroupEnd (") + what + ")").c_str(),
+                                     result, nullptr));
+}
+
 // Collective, once NCCL has proved to start everywhere: the blocking communicators that carry
 // the data, opened together within one NCCL group (so no rank waits inside NCCL for another
 // that is opening a different one): the communicator of all ranks, and with at most
@@ -182,44 +200,23 @@ void open_nccl(CommState& comm, const nccl::Library& nccl) {
                                       out_of.data(), sizeof(nccl::UniqueId), MPI_BYTE,
                                       comm.headers),
                          "sharing the NCCL pipes' ids");
-    {
-        nccl::CurrentDevice current(comm.device);
-        nccl.group_start();
-        try {
-            comm.nccl_all = std::make_unique<NcclComm>(nccl, comm.device, ranks, all_id,
-                                                       comm.rank, true,
-                                                       "NCCL's communicator of all ranks");
-            for (int p = 0; pipes && p < ranks; ++p) {
-                if (p == comm.rank) continue;
-                const auto at = static_cast<std::size_t>(p);
-                comm.pipes.to[p] = std::make_unique<Pipe>(nccl, comm.device, true, p, out_of[at]);
-                comm.pipes.from[p] = std::make_unique<Pipe>(nccl, comm.device, false, p, into[at]);
-            }
-        } catch (...) {
-            nccl.group_end();
-            throw;
+    in_group(comm, nccl, "opening", [&] {
+        comm.nccl_all = std::make_unique<NcclComm>(nccl, comm.device, ranks, all_id, comm.rank,
+                                                   true, "NCCL's communicator of all ranks");
+        for (int p = 0; pipes && p < ranks; ++p) {
+            if (p == comm.rank) continue;
+            const auto at = static_cast<std::size_t>(p);
+            comm.pipes.to[p] = std::make_unique<Pipe>(nccl, comm.device, true, p, out_of[at]);
+            comm.pipes.from[p] = std::make_unique<Pipe>(nccl, comm.device, false, p, into[at]);
         }
-        if (const nccl::Result result = nccl.group_end(); result != nccl::success)
-            raise(Errc::backend_failure, constructor,
-                  nccl::describe_failure(nccl, "ncclGroupEnd (opening)", result, nullptr));
-    }
+    });
     comm.nccl_all->wait_settled();
     if (!pipes) return;
     auto byte = comm.device.alloc<std::byte>(2);
-    {
-        nccl::CurrentDevice current(comm.device);
-        nccl.group_start();
-        try {
-            for (auto& [rank, pipe] : comm.pipes.to) pipe->connect(byte.view(0, 1));
-            for (auto& [rank, pipe] : comm.pipes.from) pipe->connect(byte.view(1, 1));
-        } catch (...) {
-            nccl.group_end();
-            throw;
-        }
-        if (const nccl::Result result = nccl.group_end(); result != nccl::success)
-            raise(Errc::backend_failure, constructor,
-                  nccl::describe_failure(nccl, "ncclGroupEnd (connecting)", result, nullptr));
-    }
+    in_group(comm, nccl, "connecting", [&] {
+        for (auto& [rank, pipe] : comm.pipes.to) pipe->connect(byte.view(0, 1));
+        for (auto& [rank, pipe] : comm.pipes.from) pipe->connect(byte.view(1, 1));
+    });
     comm.pipes.finish();
     comm.nccl_pipes = true;
 }
@@ -229,7 +226,6 @@ void open_nccl(CommState& comm, const nccl::Library& nccl) {
 void start_nccl(CommState& comm, const nccl::Library& nccl) {
     prove_nccl_starts(comm, nccl);
     open_nccl(comm, nccl);
-    comm.nccl = &nccl;
 }
 
 }  // namespace
