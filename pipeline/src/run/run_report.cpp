@@ -38,8 +38,7 @@ std::string describe_timing(const std::vector<bool>& timed, std::size_t estimate
         return "every stage of every chunk timed";
     std::string text;
     if (count == 0 && host_clock)
-        text = "no chunk's stages timed in this run (its start and end read on the host clock, "
-               "on queues that keep no timestamps)";
+        text = "no chunk's stages timed in this run (its start and end read on the host clock)";
     else if (count == 0)
         text = "no chunk's stages timed in this run (only its start and end)";
     else

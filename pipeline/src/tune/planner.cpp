@@ -88,10 +88,12 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
                                      record_ms_, model.timing_credit_ms,
                                      untimed_queues_ ? timed_queue_share * model.last_run_ms
                                                      : 0.0);
-    // A run that times no chunk reads its start and end on the host clock, on queues that keep
-    // no timestamps.
-    plan.host_clock = untimed_queues_ &&
-                      std::none_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });
+    // A run that times no chunk records no event: its start and end are read on the host clock
+    // (on OpenCL, on queues that keep no timestamps). On CUDA the start and each queue's end
+    // were a timed event recorded and read back each, driver calls that a hand-written pipeline
+    // does not make.
+    plan.host_clock =
+        std::none_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });
     return plan;
 }
 

@@ -48,8 +48,8 @@ struct RunPlan {
     std::vector<std::size_t> sizes;  // the chunks, in array order
     QueueUse queues;
     std::vector<bool> timed;  // chunks that get all four timed points
-    // No chunk timed: the run's start and end are read on the host clock, and it takes the
-    // queues without timestamps where the device has them.
+    // No chunk timed: the run records no event, its start and end are read on the host clock,
+    // and it takes the queues without timestamps where the device has them.
     bool host_clock = false;
     std::string how;  // for PipelineReport::chunking
 };
