@@ -297,6 +297,37 @@ def copies(run: Runner, targets: List[Target], quick: bool) -> Section:
     return section
 
 
+def staged(run: Runner, targets: List[Target], quick: bool) -> Section:
+    section = Section(
+        "staged", "Copies from pageable memory against the host's limit",
+        "`bandwidth --sweep`: dualrt's copy between a `std::vector` and a device buffer, "
+        "staged through its pinned pool, at each size of the sweep, beside two anchors measured "
+        "in the same run: the host's limit (its best memcpy between pageable and pinned memory, "
+        "the best of 1, 2, 4, ... threads up to its cores, median of `--repetitions`), which a "
+        "staged copy cannot pass however well it overlaps the DMA; and the driver's own pageable "
+        "copy (`cuMemcpy*Async` / `clEnqueue*Buffer` on the `std::vector`). Above 1 against the "
+        "driver, staging pays; against the limit, 1 is the most it can reach.",
+        ["staged GB/s", "anchor GB/s", "staged / anchor"], [2, 2, 3])
+    rows: Dict[tuple, Row] = {}
+    size = "4M" if quick else "1G"
+    reps = "3" if quick else "10"
+    for target in targets:
+        key, results = run.run(section, "bandwidth",
+                               ["--size", size, "--repetitions", reps, "--sweep"], target)
+        for result in results:
+            for r in result:
+                anchor = {"host_limit": "the host's limit",
+                          "sweep": "the driver's pageable copy"}.get(r.get("table"))
+                if anchor is None or r["host_memory"] != "pageable":
+                    continue
+                what = f"{r['direction']} {size_text(int(r['bytes']))}, against {anchor}"
+                collect(rows, (int(r["bytes"]), r["direction"], anchor, target.backend),
+                        lambda: Row(what, target.label(), key), number(r["dualrt_gbps"]),
+                        number(r["native_gbps"]), number(r["ratio"]))
+    section.rows = [rows[k] for k in sorted(rows)]
+    return section
+
+
 LAUNCH_NAMES = {"enqueue, events discarded": "events discarded",
                 "enqueue, events kept": "events kept",
                 "enqueue, events kept, queue without timing": "events kept, untimed queue",
@@ -929,7 +960,7 @@ def main() -> int:
                         help="DUALRT_DEVICE of the OpenCL runs (default: nvidia where there is "
                              "such a device, else the default device)")
     parser.add_argument("--sections", default="all",
-                        help="comma-separated: copies,launch,replay,overlap,stream,stencil,"
+                        help="comma-separated: copies,staged,launch,replay,overlap,stream,stencil,"
                              "ladders,multi_device,mpi,program_cache (default all)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per command")
     parser.add_argument("--mpirun", default=os.environ.get("MPIRUN", "mpirun"))
@@ -959,6 +990,7 @@ def main() -> int:
                for d in info.get("devices", []))
     makers = {
         "copies": lambda: copies(run, targets, args.quick),
+        "staged": lambda: staged(run, targets, args.quick),
         "launch": lambda: launch_cost(run, targets, args.quick),
         "replay": lambda: replay_cost(run, targets, args.quick),
         "overlap": lambda: overlap(run, targets, args.quick),

@@ -5,6 +5,7 @@
 #include "options.hpp"
 #include "csv.hpp"
 #include "cross_device.hpp"
+#include "host_limit.hpp"
 #include "library_copy.hpp"
 #include "native_baseline.hpp"
 #include "native_common.hpp"
@@ -19,9 +20,11 @@
 
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -81,8 +84,14 @@ const std::vector<std::string> csv_header = {
     "met", "dualrt_device_ms", "dualrt_wall_ms", "native_device_ms", "repetitions", "backend",
     "device"};
 
+// What one row measured, GB/s.
+struct Rates {
+    double dualrt = 0.0;
+    double native = 0.0;
+};
+
 // Measures one case on both sides and adds its row to the table and the CSV.
-void run_case(Context& ctx, dualrt::samples::Table& table, const char* table_name,
+Rates run_case(Context& ctx, dualrt::samples::Table& table, const char* table_name,
               const Case& c, std::size_t bytes) {
     const bw::CopyTiming library =
         ctx.library.measure(c.direction, c.host, bytes, ctx.repetitions);
@@ -110,6 +119,50 @@ void run_case(Context& ctx, dualrt::samples::Table& table, const char* table_nam
                  has_target ? fixed(c.target, 2) : "", met, fixed(library.device_ms, 4),
                  fixed(library.wall_ms, 4), fixed(native_ms, 4), std::to_string(ctx.repetitions),
                  dualrt::to_string(ctx.device.backend()), ctx.device.name()});
+    return Rates{library_gbps, native_gbps};
+}
+
+// The sweep's rates by size, host memory and direction.
+using SweepRates = std::map<std::tuple<std::size_t, HostMemory, Direction>, Rates>;
+
+const std::vector<std::string> limit_header = {
+    "direction", "size", "staged GB/s", "host limit GB/s", "threads", "staged/limit",
+    "pinned GB/s", "staged/pinned", "driver pageable GB/s", "staged/driver"};
+
+// The staged copies of the sweep against what bounds them, all measured in this run: the host's
+// best memcpy between pageable and pinned memory (HostCopyLimit), dualrt's pinned copy of the
+// same size (the DMA alone), and the driver's own pageable path (the native baseline's).
+void print_host_limit(Context& ctx, const SweepRates& rates, const std::vector<std::size_t>& sizes,
+                      dualrt::samples::Progress& progress) {
+    bw::HostCopyLimit limit(ctx.device, sizes.back());
+    dualrt::samples::Table table(limit_header);
+    for (std::size_t size : sizes)
+        for (Direction direction : {Direction::h2d, Direction::d2h}) {
+            progress.step("host limit: " + std::string(bw::to_string(direction)) + ", " +
+                          format_bytes(size));
+            const bw::HostCopyRate host = limit.measure(direction, size, ctx.repetitions);
+            const Rates staged = rates.at({size, HostMemory::pageable, direction});
+            const Rates pinned = rates.at({size, HostMemory::pinned, direction});
+            const auto share = [](double part, double whole) {
+                return whole > 0.0 ? fixed(part / whole, 3) : std::string("-");
+            };
+            table.add({bw::to_string(direction), format_bytes(size), fixed(staged.dualrt, 2),
+                       fixed(host.gb_per_s, 2), std::to_string(host.threads),
+                       share(staged.dualrt, host.gb_per_s), fixed(pinned.dualrt, 2),
+                       share(staged.dualrt, pinned.dualrt), fixed(staged.native, 2),
+                       share(staged.dualrt, staged.native)});
+            ctx.csv.row({"host_limit", bw::to_string(direction), "pageable", std::to_string(size),
+                         fixed(staged.dualrt, 3), fixed(host.gb_per_s, 3),
+                         host.gb_per_s > 0.0 ? fixed(staged.dualrt / host.gb_per_s, 4) : "", "",
+                         "", "", "", "", std::to_string(ctx.repetitions),
+                         dualrt::to_string(ctx.device.backend()), ctx.device.name()});
+        }
+    progress.clear();
+    std::cout << "\nStaged copies against the host's limit (host limit: the best of "
+              << bw::HostCopyLimit::thread_counts().size()
+              << " thread counts memcpying between pageable and pinned memory, median of "
+              << ctx.repetitions << "; pinned: dualrt's pinned copy of the same size)\n";
+    table.print(std::cout);
 }
 
 // 64 KiB, 256 KiB, ... up to `largest` (x4 steps); just `largest` when it is below 64 KiB.
@@ -183,7 +236,7 @@ int run(const dualrt::samples::Args& args) {
     const auto sizes = sweep_sizes(bytes);
     const bool measure_zero_copy = zero_copy_built && args.flag("zero-copy");
     dualrt::samples::Progress progress(
-        args.progress_mode(), std::size(main_cases) + (args.flag("sweep") ? 4 * sizes.size() : 0) +
+        args.progress_mode(), std::size(main_cases) + (args.flag("sweep") ? 6 * sizes.size() : 0) +
                                   (measure_zero_copy ? 1 : 0));
     const auto step = [&](const char* table_name, const Case& c, std::size_t size) {
         const std::string host =
@@ -202,16 +255,18 @@ int run(const dualrt::samples::Args& args) {
 
     if (args.flag("sweep")) {
         dualrt::samples::Table sweep(table_header);
+        SweepRates rates;
         for (std::size_t size : sizes)
             for (HostMemory host : {HostMemory::pageable, HostMemory::pinned})
                 for (Direction direction : {Direction::h2d, Direction::d2h}) {
                     const Case c{direction, host, 0.0, "size sweep"};
                     step("size sweep", c, size);
-                    run_case(ctx, sweep, "sweep", c, size);
+                    rates[{size, host, direction}] = run_case(ctx, sweep, "sweep", c, size);
                 }
         progress.clear();
         std::cout << "\nSize sweep\n";
         sweep.print(std::cout);
+        print_host_limit(ctx, rates, sizes, progress);
     }
 
     if (!ctx.notes.empty()) {
@@ -246,7 +301,8 @@ int main(int argc, char** argv) {
     args.add_integer("repetitions", "N", "timed copies per figure, after 2 warm-up copies", 20, 1,
                      100000);
     args.add_flag("sweep",
-                  "also H2D and D2H, pageable and pinned, from 64 KiB up to --size in x4 steps");
+                  "also H2D and D2H, pageable and pinned, from 64 KiB up to --size in x4 steps, "
+                  "and the staged copies against the host's own memcpy limit at each size");
     args.add_flag("cross", "also copies between this device and every other one present "
                            "(peer or staged), beside pinned H2D and D2H, and saxpy on memory "
                            "shared with the other device of the same GPU (alloc_shared)");

@@ -1,0 +1,120 @@
+#include "host_limit.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace dualrt::samples::bandwidth {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Shares start on page boundaries, so that no two threads write to one page.
+constexpr std::size_t share_alignment = 4096;
+
+// `threads` threads (the caller and threads - 1 workers) memcpy one job together, each its own
+// contiguous share. The workers spin between jobs: the limit is what the host's memory allows,
+// not what waking a sleeping thread costs.
+class CopyTeam {
+public:
+    explicit CopyTeam(std::size_t threads) : threads_(threads) {
+        for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this, i] { serve(i); });
+    }
+    ~CopyTeam() {
+        stop_.store(true, std::memory_order_release);
+        for (auto& worker : workers_) worker.join();
+    }
+    CopyTeam(const CopyTeam&) = delete;
+    CopyTeam& operator=(const CopyTeam&) = delete;
+
+    // Seconds from handing out the job until every share is copied.
+    double copy(unsigned char* dst, const unsigned char* src, std::size_t bytes) {
+        dst_ = dst;
+        src_ = src;
+        bytes_ = bytes;
+        done_.store(0, std::memory_order_relaxed);
+        const auto start = Clock::now();
+        generation_.fetch_add(1, std::memory_order_release);
+        copy_share(0);
+        while (done_.load(std::memory_order_acquire) + 1 < threads_) std::this_thread::yield();
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    }
+
+private:
+    void serve(std::size_t index) {
+        std::size_t seen = 0;
+        for (;;) {
+            std::size_t now = generation_.load(std::memory_order_acquire);
+            while (now == seen) {
+                if (stop_.load(std::memory_order_acquire)) return;
+                std::this_thread::yield();
+                now = generation_.load(std::memory_order_acquire);
+            }
+            seen = now;
+            copy_share(index);
+            done_.fetch_add(1, std::memory_order_acq_rel);
+        }
+    }
+    void copy_share(std::size_t index) const {
+        const std::size_t share =
+            (bytes_ / threads_ + share_alignment - 1) / share_alignment * share_alignment;
+        const std::size_t begin = std::min(bytes_, share * index);
+        const std::size_t end = std::min(bytes_, begin + share);
+        if (end > begin) std::memcpy(dst_ + begin, src_ + begin, end - begin);
+    }
+
+    const std::size_t threads_;
+    std::vector<std::thread> workers_;
+    std::atomic<std::size_t> generation_{0};
+    std::atomic<std::size_t> done_{0};
+    std::atomic<bool> stop_{false};
+    unsigned char* dst_ = nullptr;
+    const unsigned char* src_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+}  // namespace
+
+HostCopyLimit::HostCopyLimit(const Device& device, std::size_t largest)
+    : pinned_(device.alloc_host<unsigned char>(largest)), pageable_(largest, 1) {
+    std::fill(pinned_.begin(), pinned_.end(), static_cast<unsigned char>(2));
+}
+
+std::vector<std::size_t> HostCopyLimit::thread_counts() {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::size_t> counts;
+    for (std::size_t n = 1; n < cores; n *= 2) counts.push_back(n);
+    counts.push_back(cores);
+    return counts;
+}
+
+HostCopyRate HostCopyLimit::measure(bench::Direction direction, std::size_t bytes,
+                                    int repetitions) {
+    if (direction != bench::Direction::h2d && direction != bench::Direction::d2h)
+        throw std::invalid_argument("the host's copy limit is of host to device or device to "
+                                    "host copies, the ones that are staged");
+    if (bytes > pageable_.size())
+        throw std::invalid_argument("the host's copy limit was set up for at most " +
+                                    std::to_string(pageable_.size()) + " bytes, not " +
+                                    std::to_string(bytes));
+    unsigned char* pinned = pinned_.data();
+    unsigned char* pageable = pageable_.data();
+    unsigned char* dst = direction == bench::Direction::h2d ? pinned : pageable;
+    const unsigned char* src = direction == bench::Direction::h2d ? pageable : pinned;
+    HostCopyRate best;
+    for (const std::size_t threads : thread_counts()) {
+        CopyTeam team(threads);
+        team.copy(dst, src, bytes);  // warm-up: the threads running, the pages mapped
+        std::vector<double> seconds;
+        for (int i = 0; i < repetitions; ++i) seconds.push_back(team.copy(dst, src, bytes));
+        std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+        const double rate = static_cast<double>(bytes) / seconds[seconds.size() / 2] / 1e9;
+        if (rate > best.gb_per_s) best = HostCopyRate{rate, threads};
+    }
+    return best;
+}
+
+}  // namespace dualrt::samples::bandwidth
