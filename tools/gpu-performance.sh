@@ -15,8 +15,10 @@
 # Options (passed on to the generator): --repetitions N (runs of each command, default 3),
 # --sections copies,launch,... (default all), --opencl-device NAME, --out FILE, --bin DIR,
 # --nccl-tests DIR (the build folder of NVIDIA's nccl-tests, the anchor of the NCCL rows on a
-# machine of several GPUs; tools/gpu-nccl.sh builds it), --no-build (use build-gpu as it is). The whole page takes about 25-40 minutes on one GPU; where
-# one command may run 10 minutes at most, run it in parts (--sections, with --out per part).
+# machine of several GPUs; tools/gpu-nccl.sh builds it), --no-build (use build-gpu as it is).
+# The whole page takes about 25-40 minutes on one GPU (the run ends with the seconds each section
+# took); where one command may run 10 minutes at most, run it in parts (--sections, with --out per
+# part).
 # Then copy $OUT/performance.md over docs/performance.md and commit it.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -25,6 +25,7 @@ import shlex
 import shutil
 import statistics
 import subprocess
+import time
 import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
@@ -161,6 +162,7 @@ class Runner:
         self.date = date
         self.smi = smi
         self.count = 0
+        self.seconds: Dict[str, float] = {}  # per section, so that a refresh can be planned
         os.makedirs(self.work, exist_ok=True)
 
     def device_text(self, target: Optional[Target], name: str = "") -> str:
@@ -194,6 +196,7 @@ class Runner:
                 (["--csv", stem + ".csv"] if csv_file else [])
             argv = (prefix or []) + [self.program(name)] + args + extra
             print(f"== {command}", flush=True)
+            began = time.monotonic()
             try:
                 with open(stem + ".txt", "w") as log:
                     done = subprocess.run(argv, env={**os.environ, **env}, stdout=log,
@@ -203,6 +206,9 @@ class Runner:
                 code = "timed out"
             except OSError as error:
                 code = str(error)
+            seconds = time.monotonic() - began
+            self.seconds[section.anchor] = self.seconds.get(section.anchor, 0.0) + seconds
+            print(f"   {seconds:.1f} s", flush=True)
             with open(stem + ".txt") as log:
                 text = log.read()
             if code != 0:
@@ -1023,6 +1029,8 @@ def main() -> int:
     failed = sum(len(s.missing) for s in sections)
     print(f"wrote {args.out} ({sum(len(s.rows) for s in sections)} rows; "
           f"{failed} measurements missing; logs and CSV in {args.work})")
+    print("seconds per section: " + ", ".join(f"{name} {seconds:.1f}"
+                                              for name, seconds in run.seconds.items()))
     return 0
 
 
