@@ -18,8 +18,8 @@
 # machine of several GPUs; tools/gpu-nccl.sh builds it), --no-build (use build-gpu as it is).
 # The whole page takes about 25-40 minutes on one GPU (the run ends with the seconds each section
 # took); where one command may run 10 minutes at most, run it in parts (--sections, with --out per
-# part).
-# Then copy $OUT/performance.md over docs/performance.md and commit it.
+# part) and join them: tools/performance_tables.py --assemble part1.md part2.md ... --out FILE.
+# Then copy $OUT/performance.md (or the joined page) over docs/performance.md and commit it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
