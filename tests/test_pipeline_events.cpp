@@ -520,18 +520,28 @@ LaneRuns two_device_runs(const test::counting::Costs& costs,
 TEST_CASE("pipeline events: over several devices, each device takes the lanes its timed stages "
           "ask for, as it would alone") {
     // Two devices whose upload engines are the busiest, as the triad's on a GPU: the first run
-    // on all four lanes of each; the second on the two their timed stages asked for.
+    // on all four lanes of each; the second on the two their timed stages asked for, where a
+    // device timed the three chunks a choice needs (on a loaded machine one device's thread may
+    // start so late that the other takes nearly every chunk of the first run).
     const LaneRuns bound = two_device_runs(engine_costs(2.0, 0.5, 0.1),
                                            {dualrt::Backend::cuda, dualrt::Backend::cuda}, 2);
     CHECK(bound.correct);
+    REQUIRE(bound.reports[0].devices.size() == 2);
+    std::size_t second_queues = 0, second_depth = 0;
+    for (const auto& device : bound.reports[0].devices) {
+        const std::size_t lanes = device.chunks >= 3 ? 2 : 4;
+        second_queues += lanes;
+        second_depth = std::max(second_depth, lanes);
+    }
+    CHECK(second_queues <= 6);  // one device at least took half the chunks
     for (int run = 0; run < 2; ++run) {
         CAPTURE(run);
         const auto& report = bound.reports[run];
         INFO(report.summary());
         REQUIRE(report.devices.size() == 2);
         CHECK(test_contains(report.chunking, "dealt to 2 devices"));
-        CHECK(report.queues == (run == 0 ? 8u : 4u));
-        CHECK(report.depth == (run == 0 ? 4u : 2u));
+        CHECK(report.queues == (run == 0 ? 8u : second_queues));
+        CHECK(report.depth == (run == 0 ? 4u : second_depth));
         CHECK(test_contains(report.chunking, "on 2 of 4 lanes") == (run == 1));
     }
 
@@ -542,9 +552,12 @@ TEST_CASE("pipeline events: over several devices, each device takes the lanes it
     const auto& second = even.reports[1];
     INFO(second.summary());
     REQUIRE(second.devices.size() == 2);
+    REQUIRE(even.reports[0].devices.size() == 2);
+    const bool cuda_chose = even.reports[0].devices[0].chunks >= 3;
     CHECK(test_contains(second.chunking, "dealt to 2 devices"));
-    CHECK(second.queues == 3u + 4u);
+    CHECK(second.queues == (cuda_chose ? 3u : 4u) + 4u);
     CHECK(second.depth == 4u);
     CHECK(second.mode == dualrt::PipelineMode::lanes);  // the devices differ
-    CHECK(test_contains(second.chunking, "on one queue per stage instead of 4 lanes"));
+    CHECK(test_contains(second.chunking, "on one queue per stage instead of 4 lanes") ==
+          cuda_chose);
 }

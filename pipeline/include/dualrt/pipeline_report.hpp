@@ -67,7 +67,10 @@ struct PipelineReport {
     /// stages measured, the union of its timed spans (kernels of several lanes that ran side by
     /// side count once), so never above measured_ms; with estimates, the busiest stage's sum.
     double bound_ms = 0.0;
-    double measured_ms = 0.0;  ///< first upload's start to last download's end (measured)
+    /// First upload's start to last download's end: from timed events where the run timed
+    /// chunks, else from the host clock, before the first enqueue to after the queues finished
+    /// (timing says which).
+    double measured_ms = 0.0;
     double host_ms = 0.0;      ///< wall-clock time of the whole run() call, host clock
 
     std::size_t timed_chunks = 0;  ///< chunks whose every stage was timed
