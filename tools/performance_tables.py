@@ -881,6 +881,15 @@ To refresh the page, on the GPU machine (after `source .device-kit/env.sh`):
 tools/gpu-performance.sh                       # writes $OUT/performance.md
 ```
 
+The whole page takes longer than one call to the GPU machine may run, so it is usually made in
+parts and joined:
+
+```sh
+tools/gpu-performance.sh --sections copies,staged,launch,replay --out part1.md
+tools/gpu-performance.sh --no-build --sections overlap,stream,stencil --out part2.md   # ...
+python3 tools/performance_tables.py --assemble part1.md part2.md --out docs/performance.md
+```
+
 [testing-on-gpu.md](testing-on-gpu.md) says how the GPU machine is used.
 """
 
