@@ -1,18 +1,81 @@
 #include "staging/staged_copy.hpp"
 
 #include "staging/staging_slots.hpp"
+#include "support/log.hpp"
 #include "support/parallel_copy.hpp"
+#include "support/raise.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <vector>
 
 namespace dualrt::detail {
+namespace {
+
+// Where a staged copy's time went, for DUALRT_LOG=debug: its host copies, its waits for the DMAs
+// (a buffer's previous one before refilling it, or a piece's before copying it out), its enqueues
+// of the DMAs, and the whole call. Whether a copy falls short of the host's memcpy limit because
+// its memcpys run slow (the DMAs share the host's memory) or because they wait for the DMA shows
+// here. Costs nothing while the log is quieter than debug.
+class CopyProfile {
+public:
+    CopyProfile() : on_(log().should_log(spdlog::level::debug)) {
+        if (on_) begun_ = Clock::now();
+    }
+    template <typename Work>
+    void host_copy(Work&& work) {
+        timed(host_copy_s_, work);
+    }
+    template <typename Work>
+    void dma_wait(Work&& work) {
+        timed(dma_wait_s_, work);
+    }
+    template <typename Work>
+    void enqueue(Work&& work) {
+        timed(enqueue_s_, work);
+    }
+    void report(const char* direction, std::size_t bytes, std::size_t pieces, std::size_t piece,
+                std::size_t buffers, std::size_t threads) const {
+        if (!on_) return;
+        const double call_s = seconds_since(begun_);
+        const auto rate = [&](double s) { return s > 0.0 ? double(bytes) / s / 1e9 : 0.0; };
+        const double rest_s = call_s - host_copy_s_ - dma_wait_s_ - enqueue_s_;
+        log().debug("staged {} of {} in {} pieces of up to {} through {} pinned buffers, {:.3f} "
+                    "ms ({:.1f} GB/s): host copies {:.3f} ms ({:.1f} GB/s on {} threads), waits "
+                    "for DMAs {:.3f} ms, enqueues {:.3f} ms, the rest (lending and pinning "
+                    "buffers) {:.3f} ms",
+                    direction, format_bytes(bytes), pieces, format_bytes(piece), buffers,
+                    1e3 * call_s, rate(call_s), 1e3 * host_copy_s_, rate(host_copy_s_), threads,
+                    1e3 * dma_wait_s_, 1e3 * enqueue_s_, 1e3 * rest_s);
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    static double seconds_since(Clock::time_point from) {
+        return std::chrono::duration<double>(Clock::now() - from).count();
+    }
+    template <typename Work>
+    void timed(double& total, Work& work) {
+        if (!on_) return work();
+        const auto start = Clock::now();
+        work();
+        total += seconds_since(start);
+    }
+    bool on_;
+    Clock::time_point begun_;
+    double host_copy_s_ = 0.0;
+    double dma_wait_s_ = 0.0;
+    double enqueue_s_ = 0.0;
+};
+
+}  // namespace
 
 backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& device,
                                backend::QueueImpl& queue, backend::BufferImpl& dst,
                                std::size_t dst_offset, const void* src, std::size_t bytes,
                                Sync sync) {
+    CopyProfile profile;  // from here: lending the buffers may pin new ones
     StagingPool& pool = StagingPool::of(device);
     if (!pool.enabled()) return nullptr;
     LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
@@ -24,18 +87,22 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
     const std::size_t piece = staging_piece(bytes, lent);
     ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
     backend::EventPtr last;
-    std::size_t done = 0;
-    for (std::size_t chunk = 0; done < bytes; ++chunk) {
-        const std::size_t i = chunk % lent.size();
+    std::size_t done = 0, pieces = 0;
+    for (; done < bytes; ++pieces) {
+        const std::size_t i = pieces % lent.size();
         StagingSlot& slot = lent.slot(i);
-        if (lent.last_use(i)) lent.last_use(i)->wait();  // its previous DMA has read it
+        if (lent.last_use(i))  // its previous DMA has read it
+            profile.dma_wait([&] { lent.last_use(i)->wait(); });
         const std::size_t length = staging_piece_at(done, bytes, piece);
-        copier.copy(slot.data, source + done, length);
-        last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
+        profile.host_copy([&] { copier.copy(slot.data, source + done, length); });
+        profile.enqueue([&] {
+            last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
+        });
         lent.last_use(i) = last;
         done += length;
     }
     pool.count_staged(bytes);
+    profile.report("upload", bytes, pieces, piece, lent.size(), copier.threads());
     if (sync == Sync::blocking) last->wait();
     return last;
 }
@@ -43,6 +110,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
 backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device,
                               backend::QueueImpl& queue, void* dst, backend::BufferImpl& src,
                               std::size_t src_offset, std::size_t bytes, Sync /*sync*/) {
+    CopyProfile profile;  // from here: lending the buffers may pin new ones
     StagingPool& pool = StagingPool::of(device);
     if (!pool.enabled()) return nullptr;
     LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
@@ -58,14 +126,17 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
     std::deque<InFlight> in_flight;
     const std::size_t piece = staging_piece(bytes, lent);
     ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
-    std::size_t enqueued = 0;
+    std::size_t enqueued = 0, pieces = 0;
     auto enqueue_into = [&](std::size_t i) {
         StagingSlot& slot = lent.slot(i);
         const std::size_t length = staging_piece_at(enqueued, bytes, piece);
-        lent.last_use(i) =
-            queue.copy_to_host(slot.data, src, src_offset + enqueued, length, Sync::async);
+        profile.enqueue([&] {
+            lent.last_use(i) =
+                queue.copy_to_host(slot.data, src, src_offset + enqueued, length, Sync::async);
+        });
         in_flight.push_back(InFlight{i, enqueued, length});
         enqueued += length;
+        ++pieces;
     };
     // Every buffer starts a DMA; then each one, once landed, is copied out by the host while
     // the others' DMAs run, and starts the next chunk.
@@ -76,11 +147,14 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
         const InFlight landed = in_flight.front();
         in_flight.pop_front();
         last = lent.last_use(landed.slot);
-        last->wait();
-        copier.copy(destination + landed.offset, lent.slot(landed.slot).data, landed.length);
+        profile.dma_wait([&] { last->wait(); });
+        profile.host_copy([&] {
+            copier.copy(destination + landed.offset, lent.slot(landed.slot).data, landed.length);
+        });
         if (enqueued < bytes) enqueue_into(landed.slot);
     }
     pool.count_staged(bytes);
+    profile.report("download", bytes, pieces, piece, lent.size(), copier.threads());
     return last;
 }
 
