@@ -1,6 +1,7 @@
 #include "staging/cross_device.hpp"
 
 #include "backend/backend_access.hpp"
+#include "staging/copy_profile.hpp"
 #include "staging/pinned_ranges.hpp"
 #include "staging/staging_slots.hpp"
 #include "support/log.hpp"
@@ -63,30 +64,37 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
                                  backend::QueueImpl& to, backend::DeviceImpl& to_device,
                                  const BufferView& dst, const BufferView& src) {
     const std::size_t bytes = src.bytes();
+    CopyProfile profile;  // from here: lending the buffers may pin new ones
     LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
     if (lent.size() == 0) return nullptr;
     pin_for(lent, to_device);  // the pool is the source device's: its side is pinned already
     const std::size_t piece = staging_piece(bytes, lent);
     std::deque<Piece> downloading;
     std::deque<std::size_t> uploading;  // slots, oldest upload first
-    std::size_t next = 0;
+    std::size_t next = 0, pieces = 0;
     const auto download_into = [&](std::size_t i) {
         const std::size_t length = staging_piece_at(next, bytes, piece);
-        auto landed = from.copy_to_host(lent.slot(i).data, *backend_of(src),
-                                        src.offset_bytes() + next, length, Sync::async);
-        from.submit();  // where the backend holds commands back (OpenCL), they start now
+        backend::EventPtr landed;
+        profile.enqueue([&] {
+            landed = from.copy_to_host(lent.slot(i).data, *backend_of(src),
+                                       src.offset_bytes() + next, length, Sync::async);
+            from.submit();  // where the backend holds commands back (OpenCL), they start now
+        });
         downloading.push_back(Piece{i, next, length, std::move(landed)});
         next += length;
+        ++pieces;
     };
     for (std::size_t i = 0; i < lent.size() && next < bytes; ++i) download_into(i);
     backend::EventPtr last;
     while (!downloading.empty()) {
         Piece landed = std::move(downloading.front());
         downloading.pop_front();
-        landed.landed->wait();
-        last = to.copy_to_device(*backend_of(dst), dst.offset_bytes() + landed.offset,
-                                 lent.slot(landed.slot).data, landed.length, Sync::async);
-        to.submit();
+        profile.dma_wait([&] { landed.landed->wait(); });
+        profile.enqueue([&] {
+            last = to.copy_to_device(*backend_of(dst), dst.offset_bytes() + landed.offset,
+                                     lent.slot(landed.slot).data, landed.length, Sync::async);
+            to.submit();
+        });
         lent.last_use(landed.slot) = last;
         uploading.push_back(landed.slot);
         // Buffers whose upload is done take the next pieces; with nothing left downloading, the
@@ -94,13 +102,17 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
         while (next < bytes && !uploading.empty()) {
             auto& read = lent.last_use(uploading.front());
             if (!downloading.empty() && !read->is_complete()) break;
-            read->wait();
+            profile.dma_wait([&] { read->wait(); });
             const std::size_t slot = uploading.front();
             uploading.pop_front();
             download_into(slot);
         }
     }
     pool.count_staged(bytes);
+    if (profile.on())
+        profile.report("copy from " + device_label(from.device().info()) + " to " +
+                           device_label(to_device.info()),
+                       bytes, pieces, piece, lent.size(), 0);
     return last;
 }
 

@@ -1,75 +1,14 @@
 #include "staging/staged_copy.hpp"
 
+#include "staging/copy_profile.hpp"
 #include "staging/staging_slots.hpp"
-#include "support/log.hpp"
 #include "support/parallel_copy.hpp"
-#include "support/raise.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <deque>
 #include <vector>
 
 namespace dualrt::detail {
-namespace {
-
-// Where a staged copy's time went, for DUALRT_LOG=debug: its host copies, its waits for the DMAs
-// (a buffer's previous one before refilling it, or a piece's before copying it out), its enqueues
-// of the DMAs, and the whole call. Whether a copy falls short of the host's memcpy limit because
-// its memcpys run slow (the DMAs share the host's memory) or because they wait for the DMA shows
-// here. Costs nothing while the log is quieter than debug.
-class CopyProfile {
-public:
-    CopyProfile() : on_(log().should_log(spdlog::level::debug)) {
-        if (on_) begun_ = Clock::now();
-    }
-    template <typename Work>
-    void host_copy(Work&& work) {
-        timed(host_copy_s_, work);
-    }
-    template <typename Work>
-    void dma_wait(Work&& work) {
-        timed(dma_wait_s_, work);
-    }
-    template <typename Work>
-    void enqueue(Work&& work) {
-        timed(enqueue_s_, work);
-    }
-    void report(const char* direction, std::size_t bytes, std::size_t pieces, std::size_t piece,
-                std::size_t buffers, std::size_t threads) const {
-        if (!on_) return;
-        const double call_s = seconds_since(begun_);
-        const auto rate = [&](double s) { return s > 0.0 ? double(bytes) / s / 1e9 : 0.0; };
-        const double rest_s = call_s - host_copy_s_ - dma_wait_s_ - enqueue_s_;
-        log().debug("staged {} of {} in {} pieces of up to {} through {} pinned buffers, {:.3f} "
-                    "ms ({:.1f} GB/s): host copies {:.3f} ms ({:.1f} GB/s on {} threads), waits "
-                    "for DMAs {:.3f} ms, enqueues {:.3f} ms, the rest (lending and pinning "
-                    "buffers) {:.3f} ms",
-                    direction, format_bytes(bytes), pieces, format_bytes(piece), buffers,
-                    1e3 * call_s, rate(call_s), 1e3 * host_copy_s_, rate(host_copy_s_), threads,
-                    1e3 * dma_wait_s_, 1e3 * enqueue_s_, 1e3 * rest_s);
-    }
-
-private:
-    using Clock = std::chrono::steady_clock;
-    static double seconds_since(Clock::time_point from) {
-        return std::chrono::duration<double>(Clock::now() - from).count();
-    }
-    template <typename Work>
-    void timed(double& total, Work& work) {
-        if (!on_) return work();
-        const auto start = Clock::now();
-        work();
-        total += seconds_since(start);
-    }
-    bool on_;
-    Clock::time_point begun_;
-    double host_copy_s_ = 0.0;
-    double dma_wait_s_ = 0.0;
-    double enqueue_s_ = 0.0;
-};
-
-}  // namespace
 
 backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& device,
                                backend::QueueImpl& queue, backend::BufferImpl& dst,
