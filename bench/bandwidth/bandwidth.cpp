@@ -318,9 +318,6 @@ int main(int argc, char** argv) {
     }
     try {
         return run(args);
-    } catch (const dualrt::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return 1;
     } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
         return 1;

@@ -1,5 +1,7 @@
 #include "host_limit.hpp"
 
+#include "native_common.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -110,8 +112,7 @@ HostCopyRate HostCopyLimit::measure(bench::Direction direction, std::size_t byte
         team.copy(dst, src, bytes);  // warm-up: the threads running, the pages mapped
         std::vector<double> seconds;
         for (int i = 0; i < repetitions; ++i) seconds.push_back(team.copy(dst, src, bytes));
-        std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-        const double rate = static_cast<double>(bytes) / seconds[seconds.size() / 2] / 1e9;
+        const double rate = static_cast<double>(bytes) / bench::detail::median(seconds) / 1e9;
         if (rate > best.gb_per_s) best = HostCopyRate{rate, threads};
     }
     return best;

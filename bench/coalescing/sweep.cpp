@@ -1,4 +1,5 @@
 #include "sweep.hpp"
+#include "splitmix.hpp"
 
 #include <cstring>
 #include <cstdint>
@@ -37,10 +38,7 @@ constexpr std::size_t group_size = 256;
 std::vector<float> random_floats(std::size_t count, std::uint64_t state) {
     std::vector<float> out(count);
     for (auto& value : out) {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
+        const std::uint64_t z = splitmix64(state);
         // Sign and mantissa random, exponent of [1, 2): normal values, never the NaN poison.
         const auto bits = (static_cast<std::uint32_t>(z) & 0x807FFFFFu) | 0x3F800000u;
         std::memcpy(&value, &bits, sizeof value);

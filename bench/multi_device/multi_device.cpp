@@ -278,9 +278,6 @@ int main(int argc, char** argv) try {
     std::cout << "every output equals the host reference bit for bit\n";
     if (csv.enabled()) std::cout << "csv: " << csv.path() << "\n";
     return 0;
-} catch (const dualrt::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
 } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -2,21 +2,13 @@
 
 #include "options.hpp"
 #include "fma_reference.hpp"
+#include "splitmix.hpp"
 
 #include <cstring>
 #include <limits>
 
 namespace dualrt::samples::occupancy {
 namespace {
-
-// splitmix64: fast enough for the 2^26 inputs of the copy (std::mt19937 with a distribution
-// takes seconds there), and random enough to tell elements apart.
-std::uint64_t next(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 // A float in [1, 2) from 23 random mantissa bits: always normal, and never the NaN poison.
 float in_one_two(std::uint64_t bits) {
@@ -39,7 +31,7 @@ std::string first_difference(std::size_t count, std::size_t n, std::size_t first
 
 CopyWorkload::CopyWorkload(std::size_t elements) : Workload(elements), input_(elements) {
     std::uint64_t state = 0xC0B1u;
-    for (auto& value : input_) value = in_one_two(next(state));
+    for (auto& value : input_) value = in_one_two(splitmix64(state));
 }
 
 std::string CopyWorkload::describe() const {
@@ -86,11 +78,11 @@ FmaWorkload::FmaWorkload(std::size_t elements, std::uint32_t iterations)
     : Workload(elements), iterations_(iterations), which_(elements) {
     std::uint64_t state = 0xF3Au;
     for (std::size_t k = 0; k < distinct_inputs; ++k) {
-        table_.push_back(in_one_two(next(state)));
+        table_.push_back(in_one_two(splitmix64(state)));
         expected_.push_back(fma_chain_reference(table_.back(), iterations_));
     }
     for (auto& entry : which_)
-        entry = static_cast<std::uint16_t>(next(state) % distinct_inputs);
+        entry = static_cast<std::uint16_t>(splitmix64(state) % distinct_inputs);
 }
 
 std::string FmaWorkload::describe() const {

@@ -290,9 +290,6 @@ int main(int argc, char** argv) try {
               << args.text("svg") << "\n";
     if (csv.enabled()) std::cout << "csv: " << csv.path() << "\n";
     return 0;
-} catch (const dualrt::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
 } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

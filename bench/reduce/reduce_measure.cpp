@@ -1,6 +1,7 @@
 #include "reduce_measure.hpp"
 
 #include "reduce_rungs.hpp"
+#include "splitmix.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,17 +13,6 @@
 namespace dualrt::samples::reduce {
 
 namespace {
-
-// SplitMix64: fast enough for 2^28 elements, and the same values on every machine.
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-};
 
 std::string number(double value) {
     char text[64];
@@ -59,9 +49,9 @@ T poison() {
 Input<float> float_input(std::size_t n, std::uint64_t seed) {
     Input<float> input;
     input.host.resize(n);
-    SplitMix random{seed};
+    std::uint64_t state = seed;
     for (auto& v : input.host) {
-        v = static_cast<float>(random.next() >> 40) * (1.0f / 16777216.0f);  // 24 bits
+        v = static_cast<float>(splitmix64(state) >> 40) * (1.0f / 16777216.0f);  // 24 bits
         input.sum += v;
     }
     input.sum_abs = input.sum;  // all non-negative
@@ -75,10 +65,11 @@ Input<std::int32_t> int_input(std::size_t n, std::uint64_t seed) {
     const std::uint64_t limit =
         std::numeric_limits<std::int32_t>::max() / std::max<std::size_t>(n, 1);
     const std::uint64_t m = std::min<std::uint64_t>(limit, 1000);
-    SplitMix random{seed};
+    std::uint64_t state = seed;
     std::int64_t sum = 0, sum_abs = 0;
     for (auto& v : input.host) {
-        v = static_cast<std::int32_t>(random.next() % (2 * m + 1)) - static_cast<std::int32_t>(m);
+        v = static_cast<std::int32_t>(splitmix64(state) % (2 * m + 1)) -
+            static_cast<std::int32_t>(m);
         sum += v;
         sum_abs += v < 0 ? -v : v;
     }

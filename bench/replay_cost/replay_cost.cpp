@@ -289,9 +289,6 @@ int main(int argc, char** argv) {
     if (const auto exit_code = args.parse(argc, argv)) return *exit_code;
     try {
         return run(args);
-    } catch (const dualrt::Error& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return 1;
     } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
         return 1;

@@ -1,4 +1,5 @@
 #include "matrix.hpp"
+#include "splitmix.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -8,15 +9,6 @@ namespace dualrt::samples::transpose {
 std::string Shape::str() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 
 namespace {
-
-// splitmix64: fast enough for the 2^26 and more elements a large matrix has (std::mt19937 and a
-// distribution take seconds there), and random enough to tell elements apart.
-std::uint64_t next(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 float from_bits(std::uint32_t bits) {
     // Keep the sign and 23 mantissa bits, set the exponent of [1, 2).
@@ -32,7 +24,7 @@ std::vector<float> random_matrix(const Shape& shape, std::uint64_t seed) {
     std::vector<float> out(shape.elements());
     std::uint64_t state = seed;
     for (std::size_t i = 0; i < out.size(); i += 2) {
-        const std::uint64_t bits = next(state);
+        const std::uint64_t bits = splitmix64(state);
         out[i] = from_bits(static_cast<std::uint32_t>(bits));
         if (i + 1 < out.size()) out[i + 1] = from_bits(static_cast<std::uint32_t>(bits >> 32));
     }

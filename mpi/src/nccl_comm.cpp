@@ -13,9 +13,8 @@ NcclComm::NcclComm(const nccl::Library& nccl, Device device, int ranks, const nc
     nccl::CurrentDevice current(device_);
     nccl::Config config;
     config.blocking = blocking ? 1 : 0;
-    const nccl::Result result = nccl_.comm_init_rank_config(&comm_, ranks, id, rank, &config);
-    if (result != nccl::success && result != nccl::in_progress)
-        fail(nccl::describe_failure(nccl_, "ncclCommInitRankConfig", result, comm_));
+    accepted(nccl_.comm_init_rank_config(&comm_, ranks, id, rank, &config),
+             "ncclCommInitRankConfig");
 }
 
 NcclComm::~NcclComm() {
@@ -75,21 +74,21 @@ void NcclComm::wait_settled() {
     while (!settled()) std::this_thread::yield();
 }
 
-void NcclComm::enqueued(nccl::Result result, const char* call) {
+void NcclComm::accepted(nccl::Result result, const char* call) {
     if (result != nccl::success && result != nccl::in_progress)
         fail(nccl::describe_failure(nccl_, call, result, comm_));
 }
 
 void NcclComm::send(const BufferView& buffer, int peer, nccl::Stream stream) {
     nccl::CurrentDevice current(device_);
-    enqueued(nccl_.send(device_address(buffer, 0), buffer.bytes(), nccl::uint8, peer, comm_,
+    accepted(nccl_.send(device_address(buffer, 0), buffer.bytes(), nccl::uint8, peer, comm_,
                         stream),
              "ncclSend");
 }
 
 void NcclComm::recv(const BufferView& buffer, int peer, nccl::Stream stream) {
     nccl::CurrentDevice current(device_);
-    enqueued(nccl_.recv(device_address(buffer, 0), buffer.bytes(), nccl::uint8, peer, comm_,
+    accepted(nccl_.recv(device_address(buffer, 0), buffer.bytes(), nccl::uint8, peer, comm_,
                         stream),
              "ncclRecv");
 }
@@ -97,7 +96,7 @@ void NcclComm::recv(const BufferView& buffer, int peer, nccl::Stream stream) {
 void NcclComm::broadcast(const BufferView& buffer, int root, nccl::Stream stream) {
     nccl::CurrentDevice current(device_);
     void* data = device_address(buffer, 0);
-    enqueued(nccl_.broadcast(data, data, buffer.bytes(), nccl::uint8, root, comm_, stream),
+    accepted(nccl_.broadcast(data, data, buffer.bytes(), nccl::uint8, root, comm_, stream),
              "ncclBroadcast");
 }
 
@@ -105,7 +104,7 @@ void NcclComm::all_reduce(const BufferView& buffer, nccl::DataType type, std::si
                           nccl::RedOp op, nccl::Stream stream) {
     nccl::CurrentDevice current(device_);
     void* data = device_address(buffer, 0);
-    enqueued(nccl_.all_reduce(data, data, count, type, op, comm_, stream), "ncclAllReduce");
+    accepted(nccl_.all_reduce(data, data, count, type, op, comm_, stream), "ncclAllReduce");
 }
 
 }  // namespace dualrt::mpi::detail

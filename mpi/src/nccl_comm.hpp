@@ -47,7 +47,8 @@ public:
     bool quiet() noexcept;
 
 private:
-    void enqueued(nccl::Result result, const char* call);
+    // A call NCCL took (done, or under way on a non-blocking communicator); else fail().
+    void accepted(nccl::Result result, const char* call);
     [[noreturn]] void fail(const std::string& message);
 
     const nccl::Library& nccl_;
