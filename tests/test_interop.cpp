@@ -297,7 +297,9 @@ TEST_CASE_FIXTURE(NativeCase, "interop: copies between a wrapped context's buffe
     wrapped_queue.copy(on_wrapped, input, dualrt::Sync::blocking);
     wrapped_queue.fill(back_on_wrapped, test::poison_float());
     listed_queue.fill(on_listed, test::poison_float());
+    // Both fills are done before either subcase's copies: queues order nothing between them.
     wrapped_queue.finish();
+    listed_queue.finish();
     std::vector<float> output(n, test::poison_float());
     SUBCASE("on the listed device's queue") {
         listed_queue.copy(on_listed, on_wrapped);       // from the wrapped context

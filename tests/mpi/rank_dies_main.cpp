@@ -17,7 +17,14 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const dualrt::Device device =
         dualrt::mpi::device_for_rank(MPI_COMM_WORLD, dualrt::mpi::DeviceSharing::allow);
-    dualrt::mpi::Communicator comm(device);
+    // Small pieces, two in flight: a receive asks for new pieces only in its tests, at most the
+    // two in flight per test, so the hundred tests below ask for at most about 200 of the 1,024
+    // pieces and the send cannot finish however fast the host is (with the default 4 MiB pieces
+    // they sometimes took all sixteen).
+    dualrt::mpi::CommunicatorOptions options;
+    options.piece_bytes = std::size_t(64) << 10;
+    options.pieces_in_flight = 2;
+    dualrt::mpi::Communicator comm(device, MPI_COMM_WORLD, options);
     auto queue = device.create_queue();
     // 64 MiB: many pieces on the staged path, longer than a moment on any link.
     auto buffer = device.alloc<float>(std::size_t(16) << 20);
