@@ -425,24 +425,14 @@ public:
     Point copy_to_device(std::size_t, backend::BufferImpl& dst, std::size_t dst_offset,
                          backend::HostBufferImpl& host, std::size_t host_offset,
                          std::size_t bytes) override {
-        PreparedCommand c;
-        c.kind = PreparedCommand::Kind::write;
-        c.target = ours(dst).cl_buffer()();
-        c.target_offset = dst_offset;
-        c.host = static_cast<unsigned char*>(host.data()) + host_offset;
-        c.bytes = bytes;
-        return added(c);
+        return added(host_transfer(PreparedCommand::Kind::write, dst, dst_offset, host,
+                                   host_offset, bytes));
     }
     Point copy_to_host(std::size_t, backend::HostBufferImpl& host, std::size_t host_offset,
                        backend::BufferImpl& src, std::size_t src_offset,
                        std::size_t bytes) override {
-        PreparedCommand c;
-        c.kind = PreparedCommand::Kind::read;
-        c.target = ours(src).cl_buffer()();
-        c.target_offset = src_offset;
-        c.host = static_cast<unsigned char*>(host.data()) + host_offset;
-        c.bytes = bytes;
-        return added(c);
+        return added(host_transfer(PreparedCommand::Kind::read, src, src_offset, host,
+                                   host_offset, bytes));
     }
     Point copy_device(std::size_t, backend::BufferImpl& dst, std::size_t dst_offset,
                       backend::BufferImpl& src, std::size_t src_offset,
@@ -485,6 +475,18 @@ public:
     }
 
 private:
+    // A write (host to `buffer`) or a read (`buffer` to host).
+    static PreparedCommand host_transfer(PreparedCommand::Kind kind, backend::BufferImpl& buffer,
+                                         std::size_t offset, backend::HostBufferImpl& host,
+                                         std::size_t host_offset, std::size_t bytes) {
+        PreparedCommand c;
+        c.kind = kind;
+        c.target = ours(buffer).cl_buffer()();
+        c.target_offset = offset;
+        c.host = static_cast<unsigned char*>(host.data()) + host_offset;
+        c.bytes = bytes;
+        return c;
+    }
     Point added(const PreparedCommand& command) {
         commands_.push_back(command);
         return commands_.size() - 1;
