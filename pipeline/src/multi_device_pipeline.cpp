@@ -257,8 +257,9 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
         own_facts.mode = uses[d].mode;
         own_facts.queues = used[d].queues.queues.size();
         own_facts.depth = used[d].slots.size();
-        const PipelineReport own = make_report(own_facts, mine, resolved, planner_d.fit(arrays),
-                                               planner_d.device_samples(arrays));
+        const Planner::Fitted fitted = planner_d.fit(arrays);
+        const PipelineReport own =
+            make_report(own_facts, mine, resolved, fitted.models, fitted.device_samples);
         if (own.measured_ms > 0.0)
             driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
 

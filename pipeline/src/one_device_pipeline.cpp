@@ -112,8 +112,9 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
     facts.chunking = plan.how;
-    PipelineReport report = make_report(facts, extents, resolved, planner.fit(arrays),
-                                        planner.device_samples(arrays));
+    const Planner::Fitted fitted = planner.fit(arrays);
+    PipelineReport report =
+        make_report(facts, extents, resolved, fitted.models, fitted.device_samples);
     report.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                                started)
                          .count();

@@ -38,6 +38,8 @@ struct Entry {
 // starts at or before it.
 class PinnedRangeTable {
 public:
+    using Item = std::pair<const std::uintptr_t, Entry>;
+
     static PinnedRangeTable& instance() {
         // Never destroyed: pinned buffers held in static objects may die after it otherwise.
         static auto* registry = new PinnedRangeTable;
@@ -77,26 +79,26 @@ public:
         return found ? with(&*std::prev(it)) : with(static_cast<const Item*>(nullptr));
     }
 
-    std::optional<PinnedRange> first_overlap(const void* data, std::size_t bytes) const {
+    // The first range that overlaps [data, data + bytes), if any, as (first address, entry).
+    template <typename Fn>
+    auto first_overlap(const void* data, std::size_t bytes, Fn&& with) const {
         std::shared_lock<std::shared_mutex> lock(mutex_);
         const std::uintptr_t begin = address(data);
         auto it = ranges_.upper_bound(begin);
         if (it != ranges_.begin()) {
             auto before = std::prev(it);
-            if (begin < before->first + before->second.bytes) return describe(*before);
+            if (begin < before->first + before->second.bytes) return with(&*before);
         }
-        if (it != ranges_.end() && it->first < begin + bytes) return describe(*it);
-        return std::nullopt;
+        if (it != ranges_.end() && it->first < begin + bytes) return with(&*it);
+        return with(static_cast<const Item*>(nullptr));
     }
-
-    using Item = std::pair<const std::uintptr_t, Entry>;
-
-private:
-    static std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
     static PinnedRange describe(const Item& item) {
         return PinnedRange{reinterpret_cast<const void*>(item.first), item.second.bytes,
                            item.second.origin, device_label(item.second.device->info())};
     }
+
+private:
+    static std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
     mutable std::shared_mutex mutex_;
     std::map<std::uintptr_t, Entry> ranges_;
@@ -201,7 +203,16 @@ bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t byt
 }
 
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes) {
-    return PinnedRangeTable::instance().first_overlap(data, bytes);
+    return PinnedRangeTable::instance().first_overlap(
+        data, bytes, [](const PinnedRangeTable::Item* item) -> std::optional<PinnedRange> {
+            if (item == nullptr) return std::nullopt;
+            return PinnedRangeTable::describe(*item);
+        });
+}
+
+bool overlaps_pinned(const void* data, std::size_t bytes) {
+    return PinnedRangeTable::instance().first_overlap(
+        data, bytes, [](const PinnedRangeTable::Item* item) { return item != nullptr; });
 }
 
 }  // namespace dualrt::detail

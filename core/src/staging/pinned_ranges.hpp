@@ -61,5 +61,7 @@ std::optional<PinnedHolder> pinned_holder(const backend::DeviceImpl& device, con
 
 // A live pinned range that overlaps [data, data + bytes), if any (for register_host's check).
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes);
+// Whether one does, without describing it (a Pipeline asks on every run).
+bool overlaps_pinned(const void* data, std::size_t bytes);
 
 }  // namespace dualrt::detail

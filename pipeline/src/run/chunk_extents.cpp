@@ -1,7 +1,7 @@
 #include "run/chunk_extents.hpp"
 
 #include <algorithm>
-#include <sstream>
+#include <string>
 
 namespace dualrt::detail {
 
@@ -104,9 +104,11 @@ std::vector<std::size_t> shaped_sizes(std::size_t count, std::size_t body, std::
 }
 
 std::string describe_sizes(const std::vector<std::size_t>& sizes) {
-    std::ostringstream text;
-    text << sizes.size() << (sizes.size() == 1 ? " chunk" : " chunks");
-    if (sizes.empty()) return text.str();
+    // Plain appends: every run describes its chunks, and a stream's set-up alone cost more than
+    // the rest of this.
+    using std::to_string;
+    std::string text = to_string(sizes.size()) + (sizes.size() == 1 ? " chunk" : " chunks");
+    if (sizes.empty()) return text;
     // A run of sizes growing at the front, one shrinking at the end (by a quarter or more per
     // chunk, so that equal chunks a granule apart do not count), and the middle.
     const auto grows = [](std::size_t from, std::size_t to) { return from * 5 < to * 4; };
@@ -117,18 +119,16 @@ std::string describe_sizes(const std::vector<std::size_t>& sizes) {
            grows(sizes[sizes.size() - 1 - fall], sizes[sizes.size() - 2 - fall]))
         ++fall;
     const std::size_t middle = sizes.size() - rise - fall;
-    text << ":";
-    if (rise > 0) text << " " << rise << " rising from " << sizes.front() << ",";
+    text += ":";
+    if (rise > 0) text += " " + to_string(rise) + " rising from " + to_string(sizes.front()) + ",";
     const auto mid_begin = sizes.begin() + static_cast<std::ptrdiff_t>(rise);
     const auto mid_end = mid_begin + static_cast<std::ptrdiff_t>(middle);
     const auto [low, high] = std::minmax_element(mid_begin, mid_end);
-    if (*low == *high)
-        text << " " << middle << " of " << *low;
-    else
-        text << " " << middle << " of " << *low << " to " << *high;
-    if (fall > 0) text << ", " << fall << " falling to " << sizes.back();
-    text << " elements";
-    return text.str();
+    text += " " + to_string(middle) + " of " + to_string(*low);
+    if (*low != *high) text += " to " + to_string(*high);
+    if (fall > 0) text += ", " + to_string(fall) + " falling to " + to_string(sizes.back());
+    text += " elements";
+    return text;
 }
 
 }  // namespace dualrt::detail

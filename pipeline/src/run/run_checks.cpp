@@ -4,6 +4,7 @@
 #include "support/raise.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace dualrt::detail {
 namespace {
@@ -94,22 +95,38 @@ RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device) {
                 // another device is registered with this one (once, for the range's life), and
                 // staged only if the driver refuses.
                 const std::size_t bytes = array.elements * array.elem_size;
-                if (overlapping_pinned(array.data, bytes) &&
+                if (overlaps_pinned(array.data, bytes) &&
                     !pin_also_for(device, array.data, bytes))
                     array.pinned = false;
             }
     return seen;
 }
 
+void layout_key(const RunArrays& arrays, std::string& key) {
+    key.clear();
+    const auto add_number = [&key](std::size_t value) {
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+        key.append(digits, end);
+    };
+    key += "in";
+    for (const auto* side : {&arrays.inputs, &arrays.outputs}) {
+        if (side == &arrays.outputs) key += " out";
+        for (const HostSide& array : *side) {
+            key += ':';
+            add_number(array.elem_size);
+            key += array.pinned ? 'p' : 's';
+        }
+    }
+    key += " halo:";
+    add_number(arrays.halo.before());
+    key += '/';
+    add_number(arrays.halo.after());
+}
+
 std::string layout_key(const RunArrays& arrays) {
-    std::string key = "in";
-    for (const HostSide& side : arrays.inputs)
-        key += ":" + std::to_string(side.elem_size) + (side.pinned ? "p" : "s");
-    key += " out";
-    for (const HostSide& side : arrays.outputs)
-        key += ":" + std::to_string(side.elem_size) + (side.pinned ? "p" : "s");
-    key += " halo:" + std::to_string(arrays.halo.before()) + "/" +
-           std::to_string(arrays.halo.after());
+    std::string key;
+    layout_key(arrays, key);
     return key;
 }
 

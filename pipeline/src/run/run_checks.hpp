@@ -31,7 +31,9 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
                      const char* operation);
 
 // A key naming a layout of arrays (element sizes, pinned or staged) and its halo: runs of one
-// layout share what the planner learns from them.
+// layout share what the planner learns from them. The second form writes it into `key`, whose
+// storage a caller that looks layouts up on every run keeps from run to run.
 std::string layout_key(const RunArrays& arrays);
+void layout_key(const RunArrays& arrays, std::string& key);
 
 }  // namespace dualrt::detail

@@ -24,6 +24,11 @@ struct PlanRequest {
     std::size_t devices = 1;
 };
 
+inline bool operator==(const PlanRequest& a, const PlanRequest& b) {
+    return a.count == b.count && a.granule == b.granule && a.widest_elem == b.widest_elem &&
+           a.halo_elements == b.halo_elements && a.staged == b.staged && a.devices == b.devices;
+}
+
 struct PlanDecision {
     std::vector<std::size_t> sizes;
     std::string how;  // for PipelineReport::chunking

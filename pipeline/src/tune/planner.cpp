@@ -62,6 +62,12 @@ QueueUse Planner::queue_use(const LayoutModel& model) const {
     return QueueUse{mode_, fewer ? model.lanes : depth_};
 }
 
+LayoutModel& Planner::model_of(const RunArrays& arrays) {
+    layout_key(arrays, key_);
+    const auto known = models_.find(key_);
+    return known != models_.end() ? known->second : models_[key_];
+}
+
 PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
     std::size_t widest = 1;
     for (const auto* side : {&arrays.inputs, &arrays.outputs})
@@ -75,11 +81,14 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     LayoutModel& model = model_of(arrays);
     RunPlan plan;
     plan.queues = queue_use(model);
-    const PlanDecision decision = choose_plan(options_.chunking, request_of(arrays, halo),
-                                              operation);
-    plan.sizes = decision.sizes;
-    plan.how = decision.how;
-    if (const std::string lanes = describe(plan.queues, arrays); !lanes.empty())
+    const PlanRequest request = request_of(arrays, halo);
+    if (!last_request_ || !(*last_request_ == request)) {
+        last_decision_ = choose_plan(options_.chunking, request, operation);
+        last_request_ = request;
+    }
+    plan.sizes = last_decision_.sizes;
+    plan.how = last_decision_.how;
+    if (const std::string lanes = describe(plan.queues, model); !lanes.empty())
         plan.how += ", " + lanes;  // the lanes as chosen before this run is learned from
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
@@ -136,17 +145,18 @@ void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
     }
 }
 
-StageModels Planner::fit(const RunArrays& arrays) { return model_of(arrays).fit(); }
-
-std::size_t Planner::device_samples(const RunArrays& arrays) {
+Planner::Fitted Planner::fit(const RunArrays& arrays) {
     const LayoutModel& model = model_of(arrays);
-    std::size_t samples = 0;
-    for (const auto& stage : model.samples) samples += stage.size();
-    return samples;
+    Fitted fitted{model.fit()};
+    for (const auto& stage : model.samples) fitted.device_samples += stage.size();
+    return fitted;
 }
 
 std::string Planner::describe(const QueueUse& use, const RunArrays& arrays) {
-    const LayoutModel& model = model_of(arrays);
+    return describe(use, model_of(arrays));
+}
+
+std::string Planner::describe(const QueueUse& use, const LayoutModel& model) const {
     if (use.mode != mode_) return describe_stage_queues(depth_, model.busiest_share);
     if (use.in_flight < depth_) return describe_lanes(use.in_flight, depth_, model.busiest_share);
     return "";

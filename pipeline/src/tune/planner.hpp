@@ -27,6 +27,7 @@
 #include "tune/stage_model.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,13 +91,17 @@ public:
 
     // For the report: the layout's stage model as fitted now, and how many device-stage
     // samples it holds.
-    StageModels fit(const RunArrays& arrays);
-    std::size_t device_samples(const RunArrays& arrays);
+    struct Fitted {
+        StageModels models;
+        std::size_t device_samples = 0;
+    };
+    Fitted fit(const RunArrays& arrays);
     // How `use` differs from running on every lane, and why ("" where it does not).
     std::string describe(const QueueUse& use, const RunArrays& arrays);
 
 private:
-    LayoutModel& model_of(const RunArrays& arrays) { return models_[layout_key(arrays)]; }
+    LayoutModel& model_of(const RunArrays& arrays);
+    std::string describe(const QueueUse& use, const LayoutModel& model) const;
     // Whether runs choose their lanes from their timed stages (lanes, the depth left to the
     // library), and whether they may take one queue per stage instead (the mode left to it too).
     bool adapts_lanes() const;
@@ -110,6 +115,11 @@ private:
     Backend backend_;
     bool untimed_queues_;
     LayoutModels models_;
+    std::string key_;  // model_of's key, its storage kept: a run looks its layout up five times
+    // The latest run's chunks: choose_plan depends on the request alone, and a Pipeline mostly
+    // runs one size after another, so describing the same chunks again is saved.
+    std::optional<PlanRequest> last_request_;
+    PlanDecision last_decision_;
     double record_ms_;  // host cost of one timed event, as measured
 };
 

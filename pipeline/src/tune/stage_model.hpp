@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ public:
 private:
     static constexpr std::size_t kept = 32;
     std::deque<double> per_element_ms_;
+    // fit() as of the last add(): every run's report asks for it, most runs add nothing.
+    mutable std::optional<StageModel> fitted_;
 };
 
 // The stage times of whole chunks (all three device stages timed in order) that a layout's
