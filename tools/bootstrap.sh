@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 # libclblast-dev: CLBlast, the OpenCL BLAS that bench/vendor_blas and tests/test_vendor_blas.cpp
 # load at run time (libclblast.so.1) on dualrt's buffers; libdualrt never links it.
 # libcli11-dev: CLI11 (header-only), the option parser of the programs in bench/ and tools/info.
+# python3: tools/performance_tables.py, which writes docs/performance.md (CTest
+# tools.performance_page runs it at tiny sizes).
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-clhpp-headers libspdlog-dev doctest-dev
           nlohmann-json3-dev libtinyxml2-dev libxxhash-dev libcli11-dev doxygen pkgconf
-          pocl-opencl-icd clinfo libclblast-dev libopenmpi-dev openmpi-bin)
+          pocl-opencl-icd clinfo libclblast-dev libopenmpi-dev openmpi-bin python3)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

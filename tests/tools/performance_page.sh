@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The generator of docs/performance.md end to end at tiny sizes: every section in two parts, as
+# the GPU machine runs it, then the parts joined by --assemble. Fails where a part measured
+# nothing for some row it expected, or the joined page lacks a section.
+#   performance_page.sh SOURCE_DIR BIN_DIR WORK_DIR
+set -euo pipefail
+source_dir=$1 bin=$2 work=$3
+tables=(python3 "$source_dir/tools/performance_tables.py" --quick --bin "$bin")
+rm -rf "$work"
+mkdir -p "$work"
+
+part() {
+  local name=$1 sections=$2
+  "${tables[@]}" --sections "$sections" --out "$work/$name.md" --work "$work/runs-$name" \
+    | tee "$work/$name.log"
+  grep -q "; 0 measurements missing;" "$work/$name.log" ||
+    { echo "FAIL: $name: some measurement is missing (logs in $work/runs-$name)"; exit 1; }
+}
+part part1 copies,staged,launch,replay,overlap,stream
+part part2 stencil,ladders,multi_device,mpi,program_cache
+python3 "$source_dir/tools/performance_tables.py" \
+  --assemble "$work/part1.md" "$work/part2.md" --out "$work/performance.md"
+
+for title in "Copies" "Copies from pageable memory against the host's limit" "Launch cost" \
+             "Record and replay" "Overlap:" "Stream:" "Stencil:" "Kernel ladders" \
+             "Several devices" "MPI" "OpenCL program cache"; do
+  grep -q "^## $title" "$work/performance.md" ||
+    { echo "FAIL: the joined page has no section '$title'"; exit 1; }
+done
+echo "performance page: every section measured and joined"
