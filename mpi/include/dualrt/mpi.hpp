@@ -1,8 +1,9 @@
 /// @file
 /// dualrt::mpi: dualrt under MPI. One device per rank, device buffers sent, received, broadcast
 /// and reduced between ranks by the MPI library the application already runs, or by NCCL where
-/// every rank is on a CUDA device (never a transport of dualrt's own). An optional component: library dualrt_mpi, CMake target dualrt::mpi,
-/// pkg-config dualrt-mpi; libdualrt itself never links MPI. docs/mpi.md is the guide.
+/// every rank is on a CUDA device (never a transport of dualrt's own). An optional component:
+/// library dualrt_mpi, CMake target dualrt::mpi, pkg-config dualrt-mpi; libdualrt itself never
+/// links MPI. docs/mpi.md is the guide.
 ///
 /// @code{.cpp}
 /// MPI_Init(&argc, &argv);

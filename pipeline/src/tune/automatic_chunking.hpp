@@ -28,6 +28,7 @@ inline bool operator==(const PlanRequest& a, const PlanRequest& b) {
     return a.count == b.count && a.granule == b.granule && a.widest_elem == b.widest_elem &&
            a.halo_elements == b.halo_elements && a.staged == b.staged && a.devices == b.devices;
 }
+inline bool operator!=(const PlanRequest& a, const PlanRequest& b) { return !(a == b); }
 
 struct PlanDecision {
     std::vector<std::size_t> sizes;

@@ -82,7 +82,7 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     RunPlan plan;
     plan.queues = queue_use(model);
     const PlanRequest request = request_of(arrays, halo);
-    if (!last_request_ || !(*last_request_ == request)) {
+    if (last_request_ != request) {
         last_decision_ = choose_plan(options_.chunking, request, operation);
         last_request_ = request;
     }

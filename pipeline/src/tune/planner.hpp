@@ -115,7 +115,7 @@ private:
     Backend backend_;
     bool untimed_queues_;
     LayoutModels models_;
-    std::string key_;  // model_of's key, its storage kept: a run looks its layout up five times
+    std::string key_;  // model_of's key, its storage kept: every run looks its layout up
     // The latest run's chunks: choose_plan depends on the request alone, and a Pipeline mostly
     // runs one size after another, so describing the same chunks again is saved.
     std::optional<PlanRequest> last_request_;
