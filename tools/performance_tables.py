@@ -212,7 +212,7 @@ class Runner:
             with open(stem + ".txt") as log:
                 text = log.read()
             if code != 0:
-                print(f"   FAILED ({code}); last lines:\n" + "\n".join(
+                print(f"   FAILED ({code}); output in {stem}.txt, last lines:\n" + "\n".join(
                     text.splitlines()[-5:]), flush=True)
                 continue
             if csv_file:

@@ -13,8 +13,16 @@ part() {
   local name=$1 sections=$2
   "${tables[@]}" --sections "$sections" --out "$work/$name.md" --work "$work/runs-$name" \
     | tee "$work/$name.log"
-  grep -q "; 0 measurements missing;" "$work/$name.log" ||
-    { echo "FAIL: $name: some measurement is missing (logs in $work/runs-$name)"; exit 1; }
+  grep -q "; 0 measurements missing;" "$work/$name.log" && return
+  # The failed commands' whole output, not just its last lines: the cause (a sanitizer's report,
+  # say) is seldom at the end.
+  sed -n 's/^   FAILED ([^)]*); output in \(.*\.txt\), last lines:$/\1/p' "$work/$name.log" |
+    while read -r output; do
+      echo "---- $output"
+      cat "$output"
+    done
+  echo "FAIL: $name: some measurement is missing (logs in $work/runs-$name)"
+  exit 1
 }
 part part1 copies,staged,launch,replay,overlap,stream
 part part2 stencil,ladders,multi_device,mpi,program_cache
