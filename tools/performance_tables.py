@@ -773,17 +773,16 @@ def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str
             section.missing.append(f"{target.label()}: one device, and the ranks would share "
                                    "it (two GPUs needed)")
             continue
-        env = {"POCL_DEVICES": "pthread pthread"} if quick else {}
         target_env = {"DUALRT_BACKEND": target.backend}  # every rank picks its own device
         prefix = [mpirun, "-np", "2", "--bind-to", "none"] + \
-            [x for k in list(target_env) + list(env) for x in ("-x", k)]
+            [x for k in target_env for x in ("-x", k)]
         stencil_args = ["--width", "256", "--height", "256", "--steps", "4", "--repetitions",
                         "1"] if quick else ["--width", "32768", "--height", "32768", "--steps",
                                             "100", "--repetitions", "5"]
         if share:
             stencil_args.append("--share-devices")
         key, results = run.run(section, "mpi_stencil", stencil_args, None, csv_file=False,
-                               env={**target_env, **env}, prefix=prefix,
+                               env=target_env, prefix=prefix,
                                device=run.device_text(target) + ", 2 ranks")
         for text in results:
             table = {cells[0]: cells for cells in parse_table(text, "run")}
@@ -803,7 +802,7 @@ def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str
         if share:
             bandwidth_args.append("--share-devices")
         key, results = run.run(section, "mpi_bandwidth", bandwidth_args, None, csv_file=False,
-                               progress=False, env={**target_env, **env}, prefix=prefix,
+                               progress=False, env=target_env, prefix=prefix,
                                device=run.device_text(target) + ", 2 ranks")
         for text in results:
             for cells in parse_table(text, "bytes"):
@@ -835,7 +834,9 @@ def program_cache(run: Runner, targets: List[Target], quick: bool, pocl: bool) -
         ["cached ms", "cold ms", "cold / cached"], [1, 1, 1])
     rows: Dict[tuple, Row] = {}
     devices = [t for t in targets if t.backend == "opencl"]
-    if pocl and not any(t.device == "pocl" for t in devices) and not quick:
+    # PoCL beside the GPU's OpenCL; --quick measures one OpenCL device, PoCL only where CUDA
+    # took the only target.
+    if pocl and not any(t.device == "pocl" for t in devices) and not (quick and devices):
         devices.append(Target("opencl", "pocl"))
     if not devices:
         section.missing.append("no OpenCL device")
