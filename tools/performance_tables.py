@@ -307,12 +307,15 @@ def staged(run: Runner, targets: List[Target], quick: bool) -> Section:
     section = Section(
         "staged", "Copies from pageable memory against the host's limit",
         "`bandwidth --sweep`: dualrt's copy between a `std::vector` and a device buffer, "
-        "staged through its pinned pool, at each size of the sweep, beside two anchors measured "
+        "staged through its pinned pool, at each size of the sweep, beside anchors measured "
         "in the same run: the host's limit (its best memcpy between pageable and pinned memory, "
         "the best of 1, 2, 4, ... threads up to its cores, median of `--repetitions`), which a "
-        "staged copy cannot pass however well it overlaps the DMA; and the driver's own pageable "
-        "copy (`cuMemcpy*Async` / `clEnqueue*Buffer` on the `std::vector`). Above 1 against the "
-        "driver, staging pays; against the limit, 1 is the most it can reach.",
+        "staged copy cannot pass however well it overlaps the DMA; the same memcpy while the DMA "
+        "moves as many bytes the same way (the slower of the two, each timed alone: the pace of "
+        "a perfectly overlapped staged copy where the host's memory serves both); and the "
+        "driver's own pageable copy (`cuMemcpy*Async` / `clEnqueue*Buffer` on the "
+        "`std::vector`). Above 1 against the driver, staging pays; against either limit, 1 is "
+        "the most it can reach.",
         ["staged GB/s", "anchor GB/s", "staged / anchor"], [2, 2, 3])
     rows: Dict[tuple, Row] = {}
     size = "4M" if quick else "1G"
@@ -323,6 +326,7 @@ def staged(run: Runner, targets: List[Target], quick: bool) -> Section:
         for result in results:
             for r in result:
                 anchor = {"host_limit": "the host's limit",
+                          "host_limit_beside_dma": "the host's limit beside the DMA",
                           "sweep": "the driver's pageable copy"}.get(r.get("table"))
                 if anchor is None or r["host_memory"] != "pageable":
                     continue

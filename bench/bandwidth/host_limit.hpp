@@ -2,7 +2,8 @@
 // memory: its threads memcpy each piece into a pinned buffer before the DMA reads it (host to
 // device), or out of one after the DMA wrote it (device to host). However well that overlaps the
 // DMA, the staged copy goes no faster than the host's best memcpy between pageable and pinned
-// memory, measured here on the same machine and sizes as the copies.
+// memory, nor than that memcpy while the DMA uses the same memory: both measured here on the same
+// machine and sizes as the copies.
 #pragma once
 
 #include "native_baseline.hpp"
@@ -17,25 +18,37 @@ namespace dualrt::samples::bandwidth {
 struct HostCopyRate {
     double gb_per_s = 0.0;    // 10^9 bytes per second, the median of the timed copies
     std::size_t threads = 0;  // the thread count that reached it
+    // The same memcpy with `threads` threads while the DMA moves as many bytes the same way
+    // between another pinned buffer and the device, from the start of both to the end of both:
+    // the pace of a staged copy whose two halves overlap perfectly. Below gb_per_s where the
+    // host's memory cannot serve the threads and the DMA at once.
+    double beside_dma_gb_per_s = 0.0;
 };
 
 class HostCopyLimit {
 public:
-    // Pinned memory from `device`, and pageable memory, of `largest` bytes each (both touched
-    // before any timing, as a user's std::vector would be).
+    // Two pinned buffers and a device buffer from `device`, and pageable memory, of `largest`
+    // bytes each (all touched before any timing, as a user's std::vector would be).
     HostCopyLimit(const Device& device, std::size_t largest);
 
     // The best, over 1, 2, 4, ... threads up to the host's cores, of the median rate of
     // `repetitions` memcpys of `bytes` from pageable into pinned memory (h2d) or back (d2h), each
-    // thread a contiguous share, after one warm-up copy per thread count. Other directions are
-    // not staged: std::invalid_argument.
+    // thread a contiguous share, after one warm-up copy per thread count; then, with the best
+    // count, the median of as many of the same memcpys beside a DMA. Other directions are not
+    // staged: std::invalid_argument.
     HostCopyRate measure(bench::Direction direction, std::size_t bytes, int repetitions);
 
     // The thread counts tried: powers of two below the host's cores, and the cores.
     static std::vector<std::size_t> thread_counts();
 
 private:
+    double beside_dma(bench::Direction direction, unsigned char* dst, const unsigned char* src,
+                      std::size_t bytes, std::size_t threads, int repetitions);
+
+    Queue queue_;
     HostBuffer<unsigned char> pinned_;
+    HostBuffer<unsigned char> dma_pinned_;  // the DMA's side, apart from the memcpy's
+    Buffer<unsigned char> device_buffer_;
     std::vector<unsigned char> pageable_;
 };
 
