@@ -126,9 +126,9 @@ Rates run_case(Context& ctx, dualrt::samples::Table& table, const char* table_na
 using SweepRates = std::map<std::tuple<std::size_t, HostMemory, Direction>, Rates>;
 
 const std::vector<std::string> limit_header = {
-    "direction",     "size",          "staged GB/s", "host limit GB/s", "threads",
-    "staged/limit",  "beside DMA GB/s", "staged/beside", "pinned GB/s", "staged/pinned",
-    "driver pageable GB/s", "staged/driver"};
+    "direction", "size", "staged GB/s", "host limit GB/s", "threads", "staged/limit",
+    "beside DMA GB/s", "staged/beside", "pinned GB/s", "staged/pinned", "driver pageable GB/s",
+    "staged/driver"};
 
 // The staged copies of the sweep against what bounds them, all measured in this run: the host's
 // best memcpy between pageable and pinned memory, alone and beside a DMA (HostCopyLimit),
