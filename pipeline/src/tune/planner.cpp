@@ -64,8 +64,7 @@ QueueUse Planner::queue_use(const LayoutModel& model) const {
 
 LayoutModel& Planner::model_of(const RunArrays& arrays) {
     layout_key(arrays, key_);
-    const auto known = models_.find(key_);
-    return known != models_.end() ? known->second : models_[key_];
+    return models_[key_];  // copies the key only when the layout is new
 }
 
 PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
