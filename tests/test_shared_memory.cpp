@@ -4,6 +4,11 @@
 // wrote, through whole buffers and views, without a copy between them.
 #include "support.hpp"
 
+#include <dualrt/shared_memory.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <functional>
 #include <utility>
 
@@ -128,4 +133,55 @@ TEST_CASE("shared memory: a size past the importer's limit is refused before any
             auto pair = dualrt::alloc_shared<float>(a, b, std::size_t{256} << 18);
             CHECK(pair.first.size() == std::size_t{256} << 18);
         }
+}
+
+// Between processes (alloc_exported / import_exported): every device says whether it can share
+// with other processes and why not, what is refused (the descriptor closed whatever happens), and
+// where a device can (NVIDIA's OpenCL on the GPU machine) an import of the exported descriptor
+// sees what the exporting buffer holds and the other way round. Across real processes the IPC
+// transport of dualrt::mpi tests it (tests/mpi).
+TEST_CASE("memory shared between processes: support, refusals and a round trip") {
+    for (const auto& device : dualrt::devices()) {
+        CAPTURE(label(device));
+        const dualrt::SharingSupport support = dualrt::process_sharing_support(device);
+        CHECK(support.possible == support.reason.empty());
+        if (device.backend() == dualrt::Backend::cuda)
+            CHECK(test::contains(support.reason, "cannot import memory"));
+        dualrt::Errc errc = dualrt::Errc::backend_failure;
+        CHECK(test::contains(
+            error_of([&] { dualrt::alloc_exported<float>(device, 0); }, errc), "count is 0"));
+        CHECK(errc == dualrt::Errc::invalid_argument);
+        // A descriptor refused is closed all the same.
+        const int spare = dup(0);
+        REQUIRE(spare >= 0);
+        const std::string refused =
+            error_of([&] { dualrt::import_exported<float>(device, spare, 0); }, errc);
+        CHECK(test::contains(refused, "count is 0"));
+        CHECK(fcntl(spare, F_GETFD) == -1);
+        if (!support.possible) {
+            const std::string message =
+                error_of([&] { dualrt::alloc_exported<float>(device, 1000); }, errc);
+            CHECK(errc == dualrt::Errc::unavailable);
+            CHECK(test::contains(message, support.reason));
+            continue;
+        }
+        test::Random rnd;
+        INFO("seed " << rnd.seed);
+        const std::size_t n = (std::size_t{4} << 20) + 5;
+        auto exported = dualrt::alloc_exported<float>(device, n);
+        REQUIRE(exported.fd >= 0);
+        auto imported = dualrt::import_exported<float>(device, exported.fd, n);
+        REQUIRE(imported.size() == n);
+        auto queue = device.create_queue();
+        const auto data = rnd.floats(n);
+        queue.copy(exported.buffer, data, dualrt::Sync::blocking);
+        std::vector<float> seen(n, test::poison_float());
+        queue.copy(seen, imported, dualrt::Sync::blocking);
+        CHECK(test::differences(seen, data) == "");
+        queue.fill(imported.view(1000, 5000), -1.5f, dualrt::Sync::blocking);
+        std::vector<float> expected = data;
+        std::fill(expected.begin() + 1000, expected.begin() + 6000, -1.5f);
+        queue.copy(seen, exported.buffer, dualrt::Sync::blocking);
+        CHECK(test::differences(seen, expected) == "");
+    }
 }

@@ -88,4 +88,20 @@ std::vector<std::int64_t> agree_after(MPI_Comm comm, const char* operation,
     return settled;
 }
 
+std::string first_problem(MPI_Comm comm, int rank, const std::string& self,
+                          const std::string& problem, const std::string& context) {
+    struct {
+        int bad, rank;
+    } mine{problem.empty() ? 0 : 1, rank}, first{0, 0};
+    // Among ranks with a problem, MPI_MAXLOC takes the lowest rank.
+    DUALRT_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, comm), context);
+    if (first.bad == 0) return "";
+    std::string text = self + ": " + problem;
+    int length = static_cast<int>(text.size());
+    DUALRT_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first.rank, comm), context);
+    text.resize(static_cast<std::size_t>(length));
+    DUALRT_MPI_CHECK(MPI_Bcast(text.data(), length, MPI_CHAR, first.rank, comm), context);
+    return text;
+}
+
 }  // namespace dualrt::mpi::detail

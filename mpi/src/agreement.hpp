@@ -43,6 +43,12 @@ std::vector<std::int64_t> agree_after(MPI_Comm comm, const char* operation,
                                       const std::vector<Agreed>& values,
                                       const std::string& passed);
 
+// Collective over `comm`, for steps that fall back instead of throwing: "" where every rank's
+// `problem` is empty, else the lowest such rank's, as "<its self>: <its problem>", on every rank.
+// `context` names the step in MPI errors.
+std::string first_problem(MPI_Comm comm, int rank, const std::string& self,
+                          const std::string& problem, const std::string& context);
+
 template <typename Checks>
 std::vector<std::int64_t> agree(MPI_Comm comm, const char* operation, const std::string& self,
                                 Checks&& checks, const std::vector<Agreed>& values,

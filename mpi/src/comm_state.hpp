@@ -2,6 +2,7 @@
 // the pinned slots, and the transfers in progress, which every call advances.
 #pragma once
 
+#include "ipc_slots.hpp"
 #include "nccl_pipes.hpp"
 #include "slot_cache.hpp"
 
@@ -86,6 +87,8 @@ struct CommState {
     Event last_collective;  // after the last NCCL collective, on the caller's queue
     Pipes pipes;
     bool nccl_pipes = false;  // sends and receives through the pipes
+    // The IPC transport: this rank's shared slots and its imports of the others'.
+    std::unique_ptr<IpcSlots> ipc;
     std::vector<std::shared_ptr<Transfer>> active;
     // Transfers that failed with MPI operations possibly in flight: kept (with their slots) until
     // the communicator goes, so MPI never writes freed memory.

@@ -11,6 +11,7 @@ const char* to_string(Transport transport) noexcept {
     case Transport::staged: return "staged";
     case Transport::gpu_aware: return "GPU-aware";
     case Transport::nccl: return "NCCL";
+    case Transport::ipc: return "IPC";
     }
     return "?";
 }

@@ -2,7 +2,9 @@
 // pinned slot and is uploaded from there (on the uploads queue) while MPI receives the next; an
 // inline buffer arrives with the header and is uploaded at once. GPU-aware, the pieces land in
 // device memory once the queue's earlier work is done with it. Through NCCL, the accepted send is
-// numbered in the pipe from its sender (nccl_pipes.hpp) and received from there.
+// numbered in the pipe from its sender (nccl_pipes.hpp) and received from there. Through IPC,
+// each piece's token names the sender's shared slot that holds it (ipc_slots.hpp): the piece is
+// copied out of this rank's import of the slot, and an acknowledgement frees the slot.
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <limits>
 
 namespace dualrt::mpi::detail {
@@ -25,7 +28,8 @@ public:
                  const ElementType& type, int source, int tag)
         : bytes_(buffer), type_(type), source_(source), tag_(tag),
           direct_(comm.transport == Transport::gpu_aware),
-          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes) {
+          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes),
+          ipc_(comm.transport == Transport::ipc) {
         Queue user = queue;
         after_ = user.mark();
         last_copy = after_;
@@ -58,6 +62,7 @@ public:
         if (header_.inline_data) return true;
         if (direct_) return advance_direct(comm);
         if (nccl_) return advance_nccl(comm);
+        if (ipc_) return advance_ipc(comm);
         // Pieces arrive in order; each is uploaded from its slot as soon as it is in.
         while (next_upload_ < pieces_) {
             Piece* slot = holding(next_upload_);
@@ -148,6 +153,11 @@ private:
         }
         comm.slots.give_back(std::move(message_), Event());
         pieces_ = piece_count(header_.bytes, header_.piece_bytes);
+        if (ipc_) {
+            while (next_post_ < pieces_ && shared_.size() < comm.options.pieces_in_flight)
+                post_token(comm);
+            return;
+        }
         if (direct_ || nccl_) return;
         ring_.resize(std::min(pieces_, comm.options.pieces_in_flight));
         for (auto& slot : ring_) {
@@ -168,6 +178,84 @@ private:
         if (!ticket_in_pipe_->enqueued) return false;
         last_copy = ticket_in_pipe_->done;
         return true;
+    }
+
+    // A piece that waits in one of the sender's shared slots.
+    struct SharedPiece {
+        std::size_t piece = 0;
+        IpcToken token;
+        IpcAck ack;
+        Event copied;
+        bool copying = false, acknowledging = false;
+        MPI_Request token_request = MPI_REQUEST_NULL, ack_request = MPI_REQUEST_NULL;
+    };
+
+    void post_token(CommState& comm) {
+        SharedPiece& piece = shared_.emplace_back();
+        piece.piece = next_post_++;
+        DUALRT_MPI_CHECK(MPI_Irecv(&piece.token, sizeof piece.token, MPI_BYTE, source_,
+                                   static_cast<int>(header_.sequence), comm.pieces,
+                                   &piece.token_request),
+                         where());
+    }
+
+    bool advance_ipc(CommState& comm) {
+        // Tokens arrive in piece order; each piece is copied out of the slot as soon as its token
+        // is in.
+        for (SharedPiece& piece : shared_) {
+            if (piece.copying) continue;
+            if (!test_request(piece.token_request, where())) break;
+            take_piece(comm, piece);
+        }
+        // Acknowledged in order once copied, each making room for a later piece's token.
+        while (!shared_.empty() && shared_.front().copying) {
+            SharedPiece& piece = shared_.front();
+            if (!piece.acknowledging) {
+                if (!piece.copied.is_complete()) break;
+                piece.ack.piece = piece.piece;
+                send_ack(comm, piece);
+            }
+            if (!test_request(piece.ack_request, where())) break;
+            shared_.pop_front();
+            ++acknowledged_;
+            if (next_post_ < pieces_) post_token(comm);
+        }
+        return acknowledged_ == pieces_;
+    }
+
+    void send_ack(CommState& comm, SharedPiece& piece) {
+        DUALRT_MPI_CHECK(MPI_Isend(&piece.ack, sizeof piece.ack, MPI_BYTE, source_,
+                                   static_cast<int>(header_.sequence), comm.replies,
+                                   &piece.ack_request),
+                         where());
+        piece.acknowledging = true;
+    }
+
+    // Copies the piece out of this rank's import of the sender's slot. A piece it cannot take is
+    // acknowledged as failed before this rank throws, so that the sender throws too.
+    void take_piece(CommState& comm, SharedPiece& piece) {
+        const std::size_t bytes = length(piece.piece);
+        try {
+            if (piece.token.piece != piece.piece || piece.token.slot_bytes < bytes)
+                raise(Errc::backend_failure, "dualrt::mpi::Communicator::recv",
+                      "the token of piece " + std::to_string(piece.piece) + " names piece " +
+                          std::to_string(piece.token.piece) + " in a slot of " +
+                          std::to_string(piece.token.slot_bytes) + " bytes");
+            const Buffer<std::byte>& slot =
+                comm.ipc->imported(source_, piece.token.slot, piece.token.slot_bytes);
+            piece.copied = comm.uploads.copy(
+                bytes_.view(piece.piece * header_.piece_bytes, bytes), slot.view(0, bytes));
+        } catch (const Error& e) {
+            piece.ack.piece = piece.piece;
+            piece.ack.failed = 1;
+            std::string(e.what()).copy(piece.ack.problem, sizeof piece.ack.problem - 1);
+            send_ack(comm, piece);
+            // A small message: it leaves at once, and the sender waits for it.
+            DUALRT_MPI_CHECK(MPI_Wait(&piece.ack_request, MPI_STATUS_IGNORE), where());
+            throw;
+        }
+        last_copy = piece.copied;
+        piece.copying = true;
     }
 
     void post(CommState& comm, Piece& slot) {
@@ -205,7 +293,7 @@ private:
     Buffer<std::byte> bytes_;
     ElementType type_;
     int source_, tag_;
-    bool direct_, nccl_;
+    bool direct_, nccl_, ipc_;
     std::shared_ptr<PipeTicket> ticket_in_pipe_;
     Header header_;
     Reply reply_;
@@ -216,6 +304,8 @@ private:
     Event after_;
     std::size_t pieces_ = 0, next_post_ = 0, next_upload_ = 0;
     std::vector<Piece> ring_;
+    std::deque<SharedPiece> shared_;  // MPI holds pointers into it: a deque keeps them in place
+    std::size_t acknowledged_ = 0;
     std::vector<MPI_Request> requests_;
 };
 

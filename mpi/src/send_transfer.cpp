@@ -5,7 +5,9 @@
 // done. Through NCCL, a buffer larger than inline_bytes goes whole through the pipe to the
 // receiver (nccl_pipes.hpp) in the order the receiver numbered it; smaller ones still travel
 // inline, with copy engines that leave the SMs to the application's kernels (NCCL's own take
-// SMs: a halo exchange through NCCL hid less of itself behind a stencil's sweep).
+// SMs: a halo exchange through NCCL hid less of itself behind a stencil's sweep). Through IPC,
+// once the receiver has accepted, each piece is copied into a shared slot (ipc_slots.hpp), its
+// token names the slot, and the receiver's acknowledgement frees the slot for a later piece.
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 #include "protocol.hpp"
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -26,7 +29,8 @@ public:
     SendTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
                  const ElementType& type, int dest, int tag)
         : bytes_(buffer), dest_(dest), tag_(tag), direct_(comm.transport == Transport::gpu_aware),
-          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes) {
+          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes),
+          ipc_(comm.transport == Transport::ipc) {
         header_.bytes = buffer.bytes();
         header_.elem_size = type.size;
         header_.type_code = type.code;
@@ -34,6 +38,7 @@ public:
         header_.piece_bytes = piece_bytes_for(buffer.bytes(), comm.options.piece_bytes);
         inline_ = !direct_ && header_.bytes <= inline_bytes;
         nccl_ = nccl_ && !inline_;
+        ipc_ = ipc_ && !inline_;
         header_.inline_data = inline_ ? 1 : 0;
         pieces_ = inline_ || nccl_ ? 0 : piece_count(header_.bytes, header_.piece_bytes);
         Queue user = queue;
@@ -43,7 +48,8 @@ public:
                                    static_cast<int>(header_.sequence), comm.replies,
                                    &reply_request_),
                          where());
-        if (!direct_ && !nccl_) start_downloads(comm);
+        if (ipc_) comm.downloads.wait(after_);
+        else if (!direct_ && !nccl_) start_downloads(comm);
         ticket_ = comm.take_header_ticket();  // last: nothing after it throws
     }
 
@@ -65,6 +71,7 @@ public:
         if (inline_) return true;
         if (direct_) return advance_direct(comm);
         if (nccl_) return advance_nccl(comm);
+        if (ipc_) return advance_ipc(comm);
         // Sends may complete out of order, so a piece is looked for in every slot; pieces leave in
         // order (the receiver matches them by order), each once downloaded.
         while (next_send_ < pieces_) {
@@ -174,6 +181,67 @@ private:
         return true;
     }
 
+    // A piece in a shared slot: copied in, its token sent, its acknowledgement awaited.
+    struct SharedPiece {
+        IpcSlot* slot = nullptr;
+        std::size_t piece = 0;
+        Event copied;
+        IpcToken token;
+        IpcAck ack;
+        bool token_posted = false;
+        MPI_Request token_request = MPI_REQUEST_NULL, ack_request = MPI_REQUEST_NULL;
+    };
+
+    // Slots are taken only once the receiver has accepted: a slot then waits only for a receiver
+    // that is taking the pieces, so sends that wait for slots never wait on each other.
+    bool advance_ipc(CommState& comm) {
+        while (next_download_ < pieces_ && shared_.size() < comm.options.pieces_in_flight) {
+            IpcSlot* slot = comm.ipc->take(dest_);
+            if (slot == nullptr) break;
+            SharedPiece& piece = shared_.emplace_back();
+            piece.slot = slot;
+            piece.piece = next_download_++;
+            const std::size_t offset = piece.piece * header_.piece_bytes;
+            piece.copied = comm.downloads.copy(slot->memory.view(0, length(piece.piece)),
+                                               bytes_.view(offset, length(piece.piece)));
+            last_copy = piece.copied;
+        }
+        // Tokens leave in piece order (the receiver matches them by order), each once its piece
+        // is in the slot; acknowledgements come back in the same order.
+        for (SharedPiece& piece : shared_) {
+            if (piece.token_posted) continue;
+            if (!piece.copied.is_complete()) break;
+            piece.token.slot = piece.slot->id;
+            piece.token.slot_bytes = piece.slot->memory.bytes();
+            piece.token.piece = piece.piece;
+            const int tag = static_cast<int>(header_.sequence);
+            DUALRT_MPI_CHECK(MPI_Irecv(&piece.ack, sizeof piece.ack, MPI_BYTE, dest_, tag,
+                                       comm.replies, &piece.ack_request),
+                             where());
+            DUALRT_MPI_CHECK(MPI_Isend(&piece.token, sizeof piece.token, MPI_BYTE, dest_, tag,
+                                       comm.pieces, &piece.token_request),
+                             where());
+            piece.token_posted = true;
+        }
+        while (!shared_.empty() && shared_.front().token_posted) {
+            SharedPiece& piece = shared_.front();
+            if (!test_request(piece.token_request, where()) ||
+                !test_request(piece.ack_request, where()))
+                break;
+            if (piece.ack.failed)
+                raise(Errc::backend_failure, "dualrt::mpi::Communicator::send",
+                      comm.describe_self() + ": rank " + std::to_string(dest_) +
+                          " could not take piece " + std::to_string(piece.piece) + " of the " +
+                          where() + " from shared device memory: " +
+                          std::string(piece.ack.problem,
+                                      strnlen(piece.ack.problem, sizeof piece.ack.problem)));
+            comm.ipc->give_back(*piece.slot);
+            shared_.pop_front();
+            ++acknowledged_;
+        }
+        return acknowledged_ == pieces_;
+    }
+
     // The receiver said no: both ranks throw. Nothing of this send is left in flight (the header
     // was received, the pieces never left); the downloads are waited for before the slots go back.
     [[noreturn]] void refuse(CommState& comm) {
@@ -203,7 +271,7 @@ private:
 
     Buffer<std::byte> bytes_;
     int dest_, tag_;
-    bool direct_, nccl_, inline_ = false;
+    bool direct_, nccl_, ipc_, inline_ = false;
     std::uint64_t ticket_ = 0;
     Header header_;
     Reply reply_;
@@ -213,6 +281,8 @@ private:
     Event after_;
     std::size_t pieces_ = 0, next_download_ = 0, next_send_ = 0;
     std::vector<Piece> ring_;
+    std::deque<SharedPiece> shared_;  // MPI holds pointers into it: a deque keeps them in place
+    std::size_t acknowledged_ = 0;
     std::vector<MPI_Request> requests_;
     std::shared_ptr<PipeTicket> ticket_in_pipe_;
 };

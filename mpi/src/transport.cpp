@@ -1,11 +1,15 @@
-// Which transport a Communicator uses, and why: NCCL where every rank can use it, else GPU-aware
-// MPI where this rank's MPI reads CUDA memory, else staging through pinned host memory.
-// DUALRT_MPI_TRANSPORT (auto | staged | gpu-aware | nccl) and CommunicatorOptions::force_staged
-// narrow the choice; a transport asked for by name that cannot be used is an error.
+// Which transport a Communicator uses, and why: NCCL where every rank can use it, else device
+// memory shared between the ranks' processes where every rank can (IPC), else GPU-aware MPI
+// where this rank's MPI reads CUDA memory, else staging through pinned host memory.
+// DUALRT_MPI_TRANSPORT (auto | staged | gpu-aware | nccl | ipc) and
+// CommunicatorOptions::force_staged narrow the choice; a transport asked for by name that cannot
+// be used is an error.
+#include "agreement.hpp"
 #include "comm_state.hpp"
 #include "mpi_check.hpp"
 
 #include <dualrt/runtime.hpp>
+#include <dualrt/shared_memory.hpp>
 
 #include <cstdlib>
 #include <string>
@@ -18,7 +22,18 @@ namespace {
 inline constexpr const char* env_transport = "DUALRT_MPI_TRANSPORT";
 inline constexpr const char* constructor = "dualrt::mpi::Communicator";
 
-enum class Asked { automatic, staged, gpu_aware, nccl };
+enum class Asked { automatic, staged, gpu_aware, nccl, ipc };
+
+const char* asked_name(Asked asked) {
+    switch (asked) {
+    case Asked::automatic: return "auto";
+    case Asked::staged: return "staged";
+    case Asked::gpu_aware: return "gpu-aware";
+    case Asked::nccl: return "nccl";
+    case Asked::ipc: return "ipc";
+    }
+    return "?";
+}
 
 Asked asked_transport() {
     const char* value = std::getenv(env_transport);
@@ -27,9 +42,10 @@ Asked asked_transport() {
     if (asked == "staged") return Asked::staged;
     if (asked == "gpu-aware") return Asked::gpu_aware;
     if (asked == "nccl") return Asked::nccl;
+    if (asked == "ipc") return Asked::ipc;
     raise(Errc::invalid_argument, constructor,
           std::string(env_transport) + "='" + asked +
-              "' is not a transport; expected one of: auto, staged, gpu-aware, nccl");
+              "' is not a transport; expected one of: auto, staged, gpu-aware, nccl, ipc");
 }
 
 // Why this rank cannot use NCCL (empty when it can; then `library` is set).
@@ -41,22 +57,46 @@ std::string nccl_problem(const Device& device, const nccl::Library*& library) {
     return library != nullptr ? std::string() : why;
 }
 
-// Collective: "" where every rank's `problem` is empty, else the lowest such rank's, named.
-std::string first_problem(const CommState& comm, const std::string& problem) {
-    struct {
-        int bad, rank;
-    } mine{problem.empty() ? 0 : 1, comm.rank}, first{0, 0};
-    DUALRT_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, comm.headers),
-                     "agreeing on the transport");
-    if (first.bad == 0) return "";
-    std::string text = comm.describe_self() + ": " + problem;
-    int length = static_cast<int>(text.size());
-    DUALRT_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first.rank, comm.headers),
-                     "agreeing on the transport");
-    text.resize(static_cast<std::size_t>(length));
-    DUALRT_MPI_CHECK(MPI_Bcast(text.data(), length, MPI_CHAR, first.rank, comm.headers),
-                     "agreeing on the transport");
-    return text;
+// Why this rank cannot share device memory with the other ranks' processes ("" when it can).
+// `ranks_on_node`: how many of the communicator's ranks share this rank's machine.
+std::string ipc_problem(const CommState& comm, int ranks_on_node) {
+    if (comm.size == 1) return "a communicator of one rank has no other process to share with";
+    if (ranks_on_node != comm.size)
+        return "its ranks are on more than one machine (" + std::to_string(ranks_on_node) +
+               " of " + std::to_string(comm.size) + " on this one)";
+    if (comm.device.backend() == Backend::cuda)
+        return "it is on a CUDA device (CUDA ranks share through NCCL or GPU-aware MPI)";
+    const SharingSupport support = process_sharing_support(comm.device);
+    return support.possible ? std::string() : support.reason;
+}
+
+// Collective: how many ranks of the communicator share this rank's machine.
+int ranks_on_this_node(const CommState& comm) {
+    MPI_Comm node = MPI_COMM_NULL;
+    DUALRT_MPI_CHECK(MPI_Comm_split_type(comm.headers, MPI_COMM_TYPE_SHARED, comm.rank,
+                                         MPI_INFO_NULL, &node),
+                     "finding the ranks of this machine");
+    int ranks = 0;
+    const int status = MPI_Comm_size(node, &ranks);
+    MPI_Comm_free(&node);
+    DUALRT_MPI_CHECK(status, "counting the ranks of this machine");
+    return ranks;
+}
+
+// Collective: opens the shared slots where every rank can share device memory; else returns why
+// not, the same text on every rank.
+std::string start_ipc(CommState& comm, const std::string& problem) {
+    if (std::string why = first_problem(comm.headers, comm.rank, comm.describe_self(), problem,
+                                        "agreeing on the transport");
+        !why.empty())
+        return why;
+    auto slots = std::make_unique<IpcSlots>(comm.device, comm.options.piece_bytes,
+                                            2 * comm.options.pieces_in_flight);
+    if (std::string why = slots->open(comm.headers, comm.rank, comm.size, comm.describe_self());
+        !why.empty())
+        return why;
+    comm.ipc = std::move(slots);
+    return "";
 }
 
 // Communicators of at most this many ranks open a pipe per ordered pair of ranks for sends and
@@ -241,6 +281,17 @@ void check_transport(const Device& device, const CommunicatorOptions& options) {
                        ? "the device is an OpenCL device (MPI reads no OpenCL memory)"
                        : "this MPI library does not report CUDA support "
                          "(MPIX_Query_cuda_support)"));
+    if (asked == Asked::ipc && device.backend() == Backend::cuda)
+        raise(Errc::unavailable, constructor,
+              std::string(env_transport) +
+                  "=ipc, but this rank is on a CUDA device (CUDA ranks share through NCCL or "
+                  "GPU-aware MPI)");
+    if (asked == Asked::ipc)
+        if (const SharingSupport support = process_sharing_support(device); !support.possible)
+            raise(Errc::unavailable, constructor,
+                  std::string(env_transport) +
+                      "=ipc, but this rank cannot share device memory with other processes: " +
+                      support.reason);
     const nccl::Library* library = nullptr;
     if (asked == Asked::nccl) {
         const std::string problem = nccl_problem(device, library);
@@ -265,12 +316,12 @@ void settle_transport(CommState& comm) {
     std::string problem;  // why this rank would do without NCCL
     if (comm.options.force_staged)
         problem = "its CommunicatorOptions::force_staged asks for staging";
-    else if (asked == Asked::staged || asked == Asked::gpu_aware)
-        problem = std::string(env_transport) + "=" +
-                  (asked == Asked::staged ? "staged" : "gpu-aware");
+    else if (asked != Asked::automatic && asked != Asked::nccl)
+        problem = std::string(env_transport) + "=" + asked_name(asked);
     else
         problem = nccl_problem(comm.device, library);
-    std::string not_nccl = first_problem(comm, problem);
+    std::string not_nccl = first_problem(comm.headers, comm.rank, comm.describe_self(), problem,
+                                         "agreeing on the transport");
     if (not_nccl.empty()) {
         try {
             start_nccl(comm, *library);
@@ -289,6 +340,28 @@ void settle_transport(CommState& comm) {
     } else {
         not_nccl = "not NCCL, since " + not_nccl;
     }
+
+    // Every rank takes part, whatever its own problem, so that none waits for another.
+    const int ranks_on_node = ranks_on_this_node(comm);
+    std::string ipc_not_possible;
+    if (comm.options.force_staged)
+        ipc_not_possible = "its CommunicatorOptions::force_staged asks for staging";
+    else if (asked != Asked::automatic && asked != Asked::ipc)
+        ipc_not_possible = std::string(env_transport) + "=" + asked_name(asked);
+    else
+        ipc_not_possible = ipc_problem(comm, ranks_on_node);
+    const std::string not_ipc = start_ipc(comm, ipc_not_possible);
+    if (not_ipc.empty()) {
+        comm.transport = Transport::ipc;
+        comm.transport_reason = "IPC: every rank is on one machine, on a device that shares its "
+                                "memory with the others' processes; " + not_nccl;
+        return;
+    }
+    if (asked == Asked::ipc)
+        raise(Errc::unavailable, constructor,
+              std::string(env_transport) + "=ipc, but the ranks cannot share device memory (" +
+                  not_ipc + ")");
+
     const bool gpu_aware = !comm.options.force_staged && asked != Asked::staged &&
                            comm.device.backend() == Backend::cuda && mpi_reads_cuda_memory();
     comm.transport = gpu_aware ? Transport::gpu_aware : Transport::staged;
@@ -297,7 +370,7 @@ void settle_transport(CommState& comm) {
                               : comm.device.backend() == Backend::cuda
                                     ? "staged: this MPI does not read CUDA memory"
                                     : "staged: MPI reads no OpenCL memory") +
-        "; " + not_nccl;
+        "; " + not_nccl + "; not IPC, since " + not_ipc;
 }
 
 }  // namespace dualrt::mpi::detail

@@ -5,6 +5,7 @@
 #include "../support.hpp"
 
 #include <dualrt/mpi.hpp>
+#include <dualrt/shared_memory.hpp>
 
 #include <functional>
 #include <string>

@@ -39,6 +39,24 @@ bool on_every_rank(bool yes) {
     return all == 1;
 }
 
+// A Communicator made with DUALRT_MPI_TRANSPORT=`value` on every rank: its transport, or the
+// error, which must be on every rank or on none.
+struct Outcome {
+    Transport transport = Transport::staged;
+    std::string error;
+};
+Outcome asking_for(const char* value) {
+    TransportAsked asked(value, true);
+    Outcome outcome;
+    outcome.error = error_of([&] {
+        Communicator comm(test::rank_device());
+        outcome.transport = comm.transport();
+    });
+    const bool failed = !outcome.error.empty();
+    CHECK((on_every_rank(failed) || on_every_rank(!failed)));
+    return outcome;
+}
+
 }  // namespace
 
 TEST_CASE("every rank uses the same transport and says why") {
@@ -54,30 +72,40 @@ TEST_CASE("every rank uses the same transport and says why") {
     CHECK(test::contains(reason, to_string(comm.transport())));
     if (comm.transport() != Transport::nccl) CHECK(test::contains(reason, "not NCCL"));
     if (test::rank_device().backend() == dualrt::Backend::opencl) {
-        CHECK(comm.transport() == Transport::staged);
         CHECK(test::contains(reason, "OpenCL device"));
+        // IPC wherever every rank's device shares memory with other processes, else staged,
+        // saying why not IPC.
+        const bool shares = on_every_rank(
+            comm.size() > 1 && dualrt::process_sharing_support(test::rank_device()).possible);
+        CHECK(comm.transport() == (shares ? Transport::ipc : Transport::staged));
+        if (!shares) CHECK(test::contains(reason, "not IPC, since"));
     }
 }
 
+TEST_CASE("DUALRT_MPI_TRANSPORT=ipc is IPC on every rank or an error on every rank") {
+    const Outcome outcome = asking_for("ipc");
+    INFO("rank " << test::world_rank() << ": " << outcome.error);
+    if (!outcome.error.empty()) {
+        CHECK(test::contains(outcome.error, "DUALRT_MPI_TRANSPORT=ipc"));
+        const auto support = dualrt::process_sharing_support(test::rank_device());
+        // Each rank names its own reason where it has one.
+        if (!support.possible && test::rank_device().backend() == dualrt::Backend::opencl)
+            CHECK(test::contains(outcome.error, support.reason));
+    } else {
+        CHECK(outcome.transport == Transport::ipc);
+    }
+    CHECK(Communicator(test::rank_device()).size() == test::world_size());
+}
+
 TEST_CASE("DUALRT_MPI_TRANSPORT=nccl is NCCL on every rank or an error on every rank") {
-    {
-        TransportAsked nccl("nccl", true);
-        Transport transport = Transport::staged;
-        const std::string error = error_of([&] {
-            Communicator comm(test::rank_device());
-            transport = comm.transport();
-        });
-        INFO("rank " << test::world_rank() << ": " << error);
-        const bool failed = !error.empty();
-        const bool all_failed = on_every_rank(failed), none_failed = on_every_rank(!failed);
-        CHECK((all_failed || none_failed));
-        if (failed) {
-            CHECK(test::contains(error, "NCCL"));
-            if (test::rank_device().backend() == dualrt::Backend::opencl)
-                CHECK(test::contains(error, "OpenCL device"));
-        } else {
-            CHECK(transport == Transport::nccl);
-        }
+    const Outcome outcome = asking_for("nccl");
+    INFO("rank " << test::world_rank() << ": " << outcome.error);
+    if (!outcome.error.empty()) {
+        CHECK(test::contains(outcome.error, "NCCL"));
+        if (test::rank_device().backend() == dualrt::Backend::opencl)
+            CHECK(test::contains(outcome.error, "OpenCL device"));
+    } else {
+        CHECK(outcome.transport == Transport::nccl);
     }
     // The ranks go on together.
     CHECK(Communicator(test::rank_device()).size() == test::world_size());
@@ -90,7 +118,7 @@ TEST_CASE("a bad or differing DUALRT_MPI_TRANSPORT is an error on every rank") {
         INFO("rank " << test::world_rank() << ": " << error);
         CHECK(test::contains(error, "fastest"));
         if (test::world_rank() == 0)
-            CHECK(test::contains(error, "expected one of: auto, staged, gpu-aware, nccl"));
+            CHECK(test::contains(error, "expected one of: auto, staged, gpu-aware, nccl, ipc"));
     }
     if (test::world_size() > 1) {
         // Named on every rank, so that the environment the ranks started with does not matter.

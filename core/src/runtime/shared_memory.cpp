@@ -2,11 +2,20 @@
 // POSIX file descriptor of virtual-memory-managed device memory), OpenCL imports the descriptor
 // (cl_khr_external_memory_opaque_fd); both then address the same bytes. OpenCL cannot export
 // memory, so the CUDA side always allocates, whichever order the devices are given in.
+//
+// alloc_exported / import_exported: the same between processes. The exporting process allocates
+// through the CUDA device of its OpenCL device's GPU and imports a duplicate of the descriptor
+// into its own OpenCL device; the descriptor itself goes to the other process.
 #include <dualrt/shared_memory.hpp>
 
 #include "backend/backend.hpp"
 #include "backend/backend_access.hpp"
 #include "support/raise.hpp"
+
+#include <dualrt/runtime.hpp>
+
+#include <cerrno>
+#include <cstring>
 
 #include <unistd.h>
 
@@ -76,6 +85,69 @@ Roles roles_of(const Device& a, const Device& b) {
     return roles;
 }
 
+// The device that allocates memory `device` shares with other processes (a CUDA device of the
+// same GPU), or why there is none. Checks that `device` imports, too.
+struct ProcessExporter {
+    Device device;
+    std::string reason;
+};
+
+ProcessExporter process_exporter_for(const Device& device) {
+    ProcessExporter found;
+    const DeviceInfo& info = device.info();
+    const std::string label = detail::device_label(info);
+    if (const std::string why = detail::backend_of(device)->cannot_import_memory(); !why.empty()) {
+        found.reason = label + ": " + why;
+        return found;
+    }
+    if (!info.pci_bus_id) {
+        found.reason = label + ": its PCI bus id is unknown, so no CUDA device is known to be "
+                               "the same GPU (the memory is allocated through CUDA)";
+        return found;
+    }
+    std::vector<Device> cuda;
+    try {
+        cuda = devices(Backend::cuda);
+    } catch (const Error& e) {
+        found.reason = label + ": the memory is allocated through CUDA, which is unavailable (" +
+                       e.detail() + ")";
+        return found;
+    }
+    for (Device& candidate : cuda) {
+        if (candidate.info().pci_bus_id != info.pci_bus_id) continue;
+        const std::string why = detail::backend_of(candidate)->cannot_export_memory();
+        if (!why.empty()) found.reason = detail::device_label(candidate.info()) + ": " + why;
+        else found.device = std::move(candidate);
+        return found;
+    }
+    found.reason = label + ": no CUDA device has its PCI bus id " + *info.pci_bus_id +
+                   " (the memory is allocated through CUDA)";
+    return found;
+}
+
+void require_device(const char* operation, const Device& device) {
+    if (!device.valid()) detail::raise_argument(operation, "the Device is empty");
+}
+
+// Refuses counts of 0, overflowing ones and ones above the device's largest safe import.
+std::size_t shareable_bytes(const char* operation, const Device& device, std::size_t count,
+                            std::size_t elem_size) {
+    if (count == 0) detail::raise_argument(operation, "count is 0; expected at least 1 element");
+    if (count > SIZE_MAX / elem_size)
+        detail::raise_argument(operation, std::to_string(count) + " elements of " +
+                                              std::to_string(elem_size) +
+                                              " bytes overflow the address space");
+    const std::size_t bytes = count * elem_size;
+    const backend::DeviceImpl::ImportLimit limit = detail::backend_of(device)->largest_import();
+    if (bytes > limit.bytes)
+        detail::raise_argument(operation,
+                               detail::format_bytes(bytes) + " cannot be shared: " +
+                                   detail::device_label(device.info()) + " imports at most " +
+                                   detail::format_bytes(limit.bytes) + " (" + limit.why + ")",
+                               Errc::unavailable);
+    return bytes;
+}
+
 void require_devices(const char* operation, const Device& a, const Device& b) {
     if (!a.valid() || !b.valid())
         detail::raise_argument(operation, std::string(!a.valid() ? "the first" : "the second") +
@@ -90,7 +162,69 @@ SharingSupport sharing_support(const Device& a, const Device& b) {
     return SharingSupport{roles.reason.empty(), roles.reason};
 }
 
+SharingSupport process_sharing_support(const Device& device) {
+    require_device("process_sharing_support", device);
+    const ProcessExporter exporter = process_exporter_for(device);
+    return SharingSupport{exporter.reason.empty(), exporter.reason};
+}
+
 namespace detail {
+
+std::pair<BufferView, int> alloc_exported_bytes(const Device& device, std::size_t count,
+                                                std::size_t elem_size) {
+    const char* op = "alloc_exported";
+    require_device(op, device);
+    const std::size_t bytes = shareable_bytes(op, device, count, elem_size);
+    const ProcessExporter exporter = process_exporter_for(device);
+    if (!exporter.reason.empty()) raise_argument(op, exporter.reason, Errc::unavailable);
+    backend::DeviceImpl::ExportedMemory exported =
+        detail::backend_of(exporter.device)->export_memory(bytes);
+    const int own = dup(exported.fd);
+    if (own < 0) {
+        const int error = errno;
+        close(exported.fd);
+        raise_argument(op, std::string("duplicating the exported memory's file descriptor "
+                                       "failed: ") +
+                               std::strerror(error),
+                       Errc::backend_failure);
+    }
+    std::shared_ptr<backend::BufferImpl> imported;
+    try {
+        imported = detail::backend_of(device)->import_memory(own, bytes);
+    } catch (...) {
+        close(exported.fd);
+        throw;
+    }
+    // The imported buffer keeps the exporting device's buffer alive with it: the allocation
+    // belongs to that CUDA context.
+    struct Both {
+        std::shared_ptr<backend::BufferImpl> imported, exported;
+    };
+    auto both = std::make_shared<Both>(Both{std::move(imported), std::move(exported.buffer)});
+    backend::BufferImpl* const view = both->imported.get();
+    return {BufferView(std::shared_ptr<backend::BufferImpl>(std::move(both), view), 0, bytes),
+            exported.fd};
+}
+
+BufferView import_exported_bytes(const Device& device, int fd, std::size_t count,
+                                 std::size_t elem_size) {
+    const char* op = "import_exported";
+    try {
+        require_device(op, device);
+        if (fd < 0) raise_argument(op, "the file descriptor " + std::to_string(fd) +
+                                           " is not one; expected one from alloc_exported");
+        const std::size_t bytes = shareable_bytes(op, device, count, elem_size);
+        if (const std::string why = detail::backend_of(device)->cannot_import_memory();
+            !why.empty())
+            raise_argument(op, device_label(device.info()) + ": " + why, Errc::unavailable);
+        const int taken = fd;
+        fd = -1;  // import_memory owns it from here, whatever happens
+        return BufferView(detail::backend_of(device)->import_memory(taken, bytes), 0, bytes);
+    } catch (...) {
+        if (fd >= 0) close(fd);
+        throw;
+    }
+}
 
 std::pair<BufferView, BufferView> alloc_shared_bytes(const Device& a, const Device& b,
                                                      std::size_t count, std::size_t elem_size) {

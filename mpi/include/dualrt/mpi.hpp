@@ -66,9 +66,16 @@ enum class Transport {
     /// Through NCCL (loaded at run time): chosen where every rank of the communicator is on a
     /// CUDA device and NCCL starts on all of them. Inside a node over NVLink or PCIe peer
     /// copies, between nodes over the network; MPI still carries the headers that check sizes.
-    nccl
+    nccl,
+    /// Through device memory the ranks' processes share (alloc_exported(), shared_memory.hpp):
+    /// chosen where every rank is on one machine, on an OpenCL device that imports memory another
+    /// process exports through CUDA (NVIDIA's OpenCL). A piece goes from the sender's buffer into
+    /// its shared slot and from there into the receiver's buffer, device to device (over NVLink
+    /// between GPUs); MPI carries only the headers and which slot holds which piece.
+    ipc
 };
-const char* to_string(Transport transport) noexcept;  ///< "staged", "GPU-aware" or "NCCL"
+/// "staged", "GPU-aware", "NCCL" or "IPC"
+const char* to_string(Transport transport) noexcept;
 
 /// The reductions allreduce() offers, for the arithmetic element types.
 enum class ReduceOp { sum, min, max };
@@ -81,10 +88,12 @@ struct CommunicatorOptions {
     std::size_t piece_bytes = std::size_t(4) << 20;
     /// Pinned pieces in flight per staged transfer (at least 2, so a copy overlaps a transfer).
     std::size_t pieces_in_flight = 3;
-    /// Ask for the staged transport even where NCCL or GPU-aware transfers are possible (also
-    /// the environment: DUALRT_MPI_TRANSPORT=staged; "auto", the default, picks NCCL where every
-    /// rank can use it, else GPU-aware where MPI offers it; "nccl" and "gpu-aware" ask for one
-    /// by name and are an error on every rank where it cannot be used).
+    /// Ask for the staged transport even where NCCL, GPU-aware or IPC transfers are possible
+    /// (also the environment: DUALRT_MPI_TRANSPORT=staged; "auto", the default, picks NCCL where
+    /// every rank can use it, else IPC where every rank can, else GPU-aware where MPI offers it;
+    /// "nccl", "ipc" and "gpu-aware" ask for one by name and are an error on every rank where it
+    /// cannot be used). With IPC, piece_bytes is also the size of each shared slot (at most
+    /// 256 MiB on NVIDIA's OpenCL) and a rank makes up to 2 * pieces_in_flight slots per peer.
     bool force_staged = false;
 };
 
