@@ -37,7 +37,9 @@ int run(int argc, char** argv, int rank, int ranks) {
     args.add_text("sizes", "LIST", "buffer sizes (K, M, G suffixes)", "1M,16M,256M");
     args.add_integer("repetitions", "N", "timed transfers per size (median)", 5, 1, 1000);
     args.add_bytes("piece", "BYTES", "staged piece size", "4M");
-    args.add_integer("in-flight", "N", "staged pieces in flight per transfer", 3, 2, 64);
+    args.add_integer("in-flight", "N", "staged pieces (and IPC slots) in flight per transfer", 3,
+                     2, 64);
+    args.add_bytes("ipc-piece", "BYTES", "IPC piece size (shared slots)", "64M");
     args.add_flag("share-devices", "let both ranks use one device (a node with one GPU)");
     if (const auto code = dualrt::samples::parse_on_every_rank(args, argc, argv, rank))
         return *code;
@@ -55,6 +57,7 @@ int run(int argc, char** argv, int rank, int ranks) {
     dualrt::mpi::CommunicatorOptions options;
     options.piece_bytes = args.bytes("piece");
     options.pieces_in_flight = static_cast<std::size_t>(args.integer("in-flight"));
+    options.ipc_piece_bytes = args.bytes("ipc-piece");
     dualrt::mpi::Communicator comm(device, MPI_COMM_WORLD, options);
     dualrt::samples::print_placement(comm);
     auto queue = device.create_queue();
@@ -121,9 +124,11 @@ int run(int argc, char** argv, int rank, int ranks) {
                    fixed(staged_rate / host_rate, 3)});
     }
     if (rank == 0) {
+        const bool ipc = comm.transport() == dualrt::mpi::Transport::ipc;
         std::cout << "GB/s, median of " << repetitions << "; dualrt pieces of "
-                  << dualrt::samples::format_bytes(options.piece_bytes) << ", "
-                  << options.pieces_in_flight << " in flight\n";
+                  << dualrt::samples::format_bytes(ipc ? options.ipc_piece_bytes
+                                                       : options.piece_bytes)
+                  << ", " << options.pieces_in_flight << " in flight\n";
         table.print(std::cout);
         std::cout << (all_correct ? "every transfer arrived intact\n"
                                   : "MISMATCH: a transfer arrived wrong\n");

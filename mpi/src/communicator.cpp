@@ -39,6 +39,10 @@ Communicator::Communicator(Device device, MPI_Comm comm, CommunicatorOptions opt
                 detail::raise(Errc::invalid_argument, op,
                               "piece_bytes " + std::to_string(options.piece_bytes) +
                                   " is out of range; expected 4 KiB to 1 GiB");
+            if (options.ipc_piece_bytes < 4096 || options.ipc_piece_bytes > (std::size_t(256) << 20))
+                detail::raise(Errc::invalid_argument, op,
+                              "ipc_piece_bytes " + std::to_string(options.ipc_piece_bytes) +
+                                  " is out of range; expected 4 KiB to 256 MiB");
             if (options.pieces_in_flight < 2 || options.pieces_in_flight > 64)
                 detail::raise(Errc::invalid_argument, op,
                               "pieces_in_flight " + std::to_string(options.pieces_in_flight) +

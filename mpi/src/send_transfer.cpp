@@ -35,7 +35,8 @@ public:
         header_.elem_size = type.size;
         header_.type_code = type.code;
         header_.sequence = static_cast<std::uint64_t>(comm.next_sequence());
-        header_.piece_bytes = piece_bytes_for(buffer.bytes(), comm.options.piece_bytes);
+        header_.piece_bytes = piece_bytes_for(
+            buffer.bytes(), ipc_ ? comm.options.ipc_piece_bytes : comm.options.piece_bytes);
         inline_ = !direct_ && header_.bytes <= inline_bytes;
         nccl_ = nccl_ && !inline_;
         ipc_ = ipc_ && !inline_;

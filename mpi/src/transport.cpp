@@ -90,7 +90,7 @@ std::string start_ipc(CommState& comm, const std::string& problem) {
                                         "agreeing on the transport");
         !why.empty())
         return why;
-    auto slots = std::make_unique<IpcSlots>(comm.device, comm.options.piece_bytes,
+    auto slots = std::make_unique<IpcSlots>(comm.device, comm.options.ipc_piece_bytes,
                                             2 * comm.options.pieces_in_flight);
     if (std::string why = slots->open(comm.headers, comm.rank, comm.size, comm.describe_self());
         !why.empty())

@@ -23,10 +23,11 @@ int main(int argc, char** argv) {
     // they sometimes took all sixteen).
     dualrt::mpi::CommunicatorOptions options;
     options.piece_bytes = std::size_t(64) << 10;
+    options.ipc_piece_bytes = std::size_t(64) << 10;
     options.pieces_in_flight = 2;
     dualrt::mpi::Communicator comm(device, MPI_COMM_WORLD, options);
     auto queue = device.create_queue();
-    // 64 MiB: many pieces on the staged path, longer than a moment on any link.
+    // 64 MiB: many pieces on the staged and IPC paths, longer than a moment on any link.
     auto buffer = device.alloc<float>(std::size_t(16) << 20);
     queue.fill(buffer, 1.0f, dualrt::Sync::blocking);
     if (rank == 1) {

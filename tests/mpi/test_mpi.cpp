@@ -17,10 +17,12 @@ using dualrt::mpi::ReduceOp;
 using test::error_of;
 using test::partner;
 
-// Small pieces, so that a few hundred KiB already make several pieces and reuse every slot.
+// Small pieces, so that a few hundred KiB already make several pieces and reuse every slot (the
+// staged path's pinned ones and the IPC path's shared ones).
 CommunicatorOptions small_pieces() {
     CommunicatorOptions options;
     options.piece_bytes = 64 * 1024;
+    options.ipc_piece_bytes = 64 * 1024;
     options.pieces_in_flight = 2;
     return options;
 }
@@ -279,6 +281,11 @@ TEST_CASE("bad ranks, tags and options are clear errors") {
     CHECK(test::contains(error_of([&] { Communicator bad(test::rank_device(), MPI_COMM_WORLD,
                                                          tiny); }),
                          "piece_bytes 100 is out of range; expected 4 KiB to 1 GiB"));
+    CommunicatorOptions huge;
+    huge.ipc_piece_bytes = std::size_t(512) << 20;
+    CHECK(test::contains(error_of([&] { Communicator bad(test::rank_device(), MPI_COMM_WORLD,
+                                                         huge); }),
+                         "ipc_piece_bytes 536870912 is out of range; expected 4 KiB to 256 MiB"));
     CHECK(test::contains(error_of([&] { Communicator bad(dualrt::Device(), MPI_COMM_WORLD); }),
                          "the Device is empty"));
 }

@@ -71,7 +71,12 @@ TEST_CASE("every rank uses the same transport and says why") {
                   << reason);
     CHECK(test::contains(reason, to_string(comm.transport())));
     if (comm.transport() != Transport::nccl) CHECK(test::contains(reason, "not NCCL"));
-    if (test::rank_device().backend() == dualrt::Backend::opencl) {
+    const char* asked = std::getenv("DUALRT_MPI_TRANSPORT");
+    const bool automatic = asked == nullptr || std::string(asked).empty() ||
+                           std::string(asked) == "auto";
+    if (asked != nullptr && std::string(asked) == "staged")
+        CHECK(comm.transport() == Transport::staged);
+    if (automatic && test::rank_device().backend() == dualrt::Backend::opencl) {
         CHECK(test::contains(reason, "OpenCL device"));
         // IPC wherever every rank's device shares memory with other processes, else staged,
         // saying why not IPC.

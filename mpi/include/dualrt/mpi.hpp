@@ -1,7 +1,8 @@
 /// @file
 /// dualrt::mpi: dualrt under MPI. One device per rank, device buffers sent, received, broadcast
-/// and reduced between ranks by the MPI library the application already runs, or by NCCL where
-/// every rank is on a CUDA device (never a transport of dualrt's own). An optional component:
+/// and reduced between ranks by the MPI library the application already runs, by NCCL where
+/// every rank is on a CUDA device, or by the driver's device copies into memory the ranks'
+/// processes share (never a network transport of dualrt's own). An optional component:
 /// library dualrt_mpi, CMake target dualrt::mpi, pkg-config dualrt-mpi; libdualrt itself never
 /// links MPI. docs/mpi.md is the guide.
 ///
@@ -86,14 +87,20 @@ struct CommunicatorOptions {
     /// Bytes per staged piece (at least 4 KiB): smaller pieces start the network sooner, larger
     /// ones cost fewer messages.
     std::size_t piece_bytes = std::size_t(4) << 20;
-    /// Pinned pieces in flight per staged transfer (at least 2, so a copy overlaps a transfer).
+    /// Pinned pieces in flight per staged transfer (at least 2, so a copy overlaps a transfer),
+    /// and shared slots in flight per IPC transfer.
     std::size_t pieces_in_flight = 3;
+    /// Bytes per IPC piece, the size of each shared slot (4 KiB to 256 MiB, NVIDIA's OpenCL's
+    /// largest safe import). Larger than staged pieces: each piece costs a token and an
+    /// acknowledgement through MPI, and device copies between GPUs reach the link's rate only
+    /// in large pieces. A rank makes one slot per peer when the communicator starts and up to
+    /// 2 * pieces_in_flight per peer as transfers need them.
+    std::size_t ipc_piece_bytes = std::size_t(64) << 20;
     /// Ask for the staged transport even where NCCL, GPU-aware or IPC transfers are possible
     /// (also the environment: DUALRT_MPI_TRANSPORT=staged; "auto", the default, picks NCCL where
     /// every rank can use it, else IPC where every rank can, else GPU-aware where MPI offers it;
     /// "nccl", "ipc" and "gpu-aware" ask for one by name and are an error on every rank where it
-    /// cannot be used). With IPC, piece_bytes is also the size of each shared slot (at most
-    /// 256 MiB on NVIDIA's OpenCL) and a rank makes up to 2 * pieces_in_flight slots per peer.
+    /// cannot be used).
     bool force_staged = false;
 };
 
