@@ -997,13 +997,13 @@ def assemble(pages: List[str], out_path: str) -> int:
             print(f"{path}: no section (expected a page tools/performance_tables.py wrote)",
                   file=sys.stderr)
             return 2
-        if origin:
+        if origin and origin not in origins:  # parts made on one machine on one day say it once
             origins.append(origin)
         for title, text in sections:
             if title not in chosen:
                 order.append(title)
             chosen[title] = text
-    origin = f"This page joins {len(pages)} runs (`--assemble`): " + " ".join(origins)
+    origin = f"This page joins {len(pages)} runs (`--assemble`). " + " ".join(origins)
     intro = page_intro(origin)
     with open(out_path, "w") as out:
         out.write((intro + "\n" + "\n".join(chosen[t] for t in order)).rstrip("\n") + "\n")
