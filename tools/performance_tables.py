@@ -26,6 +26,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -958,9 +959,7 @@ def render(section: Section, date: str) -> str:
         out.append("```sh")
         for source in section.sources:
             runs = "once" if source.runs == 1 else f"{source.runs} times"
-            comment = f"# {source.key}: {source.device}; {date}; run {runs}"
-            out += [comment] if len(comment) <= MAX_COLUMNS else \
-                [f"# {source.key}: {source.device};", f"#    {date}; run {runs}"]
+            out += comment_lines(f"# {source.key}: {source.device}; {date}; run {runs}")
             out += wrap(source.command)
         out += ["```", ""]
     return "\n".join(out)
@@ -1095,6 +1094,12 @@ def main() -> int:
     print("seconds per section: " + ", ".join(f"{name} {seconds:.1f}"
                                               for name, seconds in run.seconds.items()))
     return 0
+
+
+def comment_lines(comment: str) -> List[str]:
+    """A shell comment broken into lines of at most MAX_COLUMNS, continued with "#    "."""
+    return textwrap.wrap(comment, width=MAX_COLUMNS, subsequent_indent="#    ",
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def wrap_text(text: str) -> List[str]:
