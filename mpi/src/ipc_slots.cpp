@@ -17,6 +17,7 @@ IpcSlots::IpcSlots(Device device, std::size_t slot_bytes, std::size_t per_rank)
     : device_(std::move(device)), slot_bytes_(slot_bytes), per_rank_(per_rank) {}
 
 std::string IpcSlots::open(MPI_Comm comm, int rank, int size, const std::string& self) {
+    rank_ = rank;
     if (std::string why = links_.open(comm, rank, size, self); !why.empty()) return why;
     // Every rank makes its first slot for each other rank (and sends its descriptor) before any
     // rank imports, so an import never waits for a slot that a failed rank will not make.
@@ -43,7 +44,7 @@ IpcSlot& IpcSlots::make(int peer) {
     slot->memory = std::move(exported.buffer);
     slot->id = own_[peer].size();  // ids count per destination: the first slot is 0 everywhere
     try {
-        links_.send(peer, slot->id, exported.fd);
+        if (peer != rank_) links_.send(peer, slot->id, exported.fd);
     } catch (...) {
         close(exported.fd);
         throw;
@@ -74,6 +75,13 @@ IpcSlot* IpcSlots::take(int peer) {
 }
 
 const Buffer<std::byte>& IpcSlots::imported(int peer, std::uint64_t id, std::uint64_t bytes) {
+    if (peer == rank_) {  // a send to this rank itself: its own slot, no import
+        const auto& own = own_[peer];
+        if (id >= own.size())
+            raise(Errc::backend_failure, "dualrt::mpi::Communicator::recv",
+                  "this rank has no shared slot " + std::to_string(id) + " of its own");
+        return own[id]->memory;
+    }
     const auto key = std::make_pair(peer, id);
     if (const auto found = imported_.find(key); found != imported_.end()) return found->second;
     const int fd = links_.receive(peer, id);

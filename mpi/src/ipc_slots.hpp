@@ -59,7 +59,8 @@ public:
     // an acknowledgement has freed one. Never waits.
     IpcSlot* take(int peer);
     void give_back(IpcSlot& slot) noexcept { slot.in_use = false; }
-    // `peer`'s slot `id` as a buffer of this rank's device, imported on first use.
+    // `peer`'s slot `id` as a buffer of this rank's device, imported on first use (this rank's
+    // own slot where `peer` is this rank: a send to itself).
     const Buffer<std::byte>& imported(int peer, std::uint64_t id, std::uint64_t bytes);
 
 private:
@@ -67,6 +68,7 @@ private:
 
     Device device_;
     std::size_t slot_bytes_, per_rank_;
+    int rank_ = -1;
     IpcLinks links_;
     std::uint64_t next_id_ = 0;
     bool may_grow_ = true;  // false once the device had no room for another slot

@@ -170,3 +170,24 @@ TEST_CASE("sends that cross, received in another order than sent, arrive whole")
                                                             peer, sizes[i])) == "");
     }
 }
+
+TEST_CASE("a send to oneself arrives whole, inline and in pieces") {
+    Communicator comm(test::rank_device());
+    auto queue = test::rank_device().create_queue();
+    const std::uint32_t seed = test::shared_seed();
+    for (const std::size_t n : {std::size_t(1000), (std::size_t(3) << 20) + 7}) {
+        const auto values = test::values_of<float>(seed, comm.rank(), n);
+        auto sent = test::rank_device().alloc<float>(n);
+        queue.copy(sent, values, dualrt::Sync::blocking);
+        auto received = test::rank_device().alloc<float>(n);
+        queue.fill(received, test::poison_float());
+        auto receive = comm.irecv(queue, received, comm.rank(), 7);
+        auto send = comm.isend(queue, sent, comm.rank(), 7);
+        queue.wait(receive.wait());
+        send.wait();
+        std::vector<float> got(n);
+        queue.copy(got, received, dualrt::Sync::blocking);
+        INFO(n << " floats, " << std::string(to_string(comm.transport())));
+        CHECK(test::differences(got, values) == "");
+    }
+}
