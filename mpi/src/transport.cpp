@@ -57,6 +57,15 @@ std::string nccl_problem(const Device& device, const nccl::Library*& library) {
     return library != nullptr ? std::string() : why;
 }
 
+// Why `device` cannot share its memory with other processes for the IPC transport ("" when it
+// can).
+std::string ipc_device_problem(const Device& device) {
+    if (device.backend() == Backend::cuda)
+        return "it is on a CUDA device (CUDA ranks share through NCCL or GPU-aware MPI)";
+    const SharingSupport support = process_sharing_support(device);
+    return support.possible ? std::string() : support.reason;
+}
+
 // Why this rank cannot share device memory with the other ranks' processes ("" when it can).
 // `ranks_on_node`: how many of the communicator's ranks share this rank's machine.
 std::string ipc_problem(const CommState& comm, int ranks_on_node) {
@@ -64,10 +73,7 @@ std::string ipc_problem(const CommState& comm, int ranks_on_node) {
     if (ranks_on_node != comm.size)
         return "its ranks are on more than one machine (" + std::to_string(ranks_on_node) +
                " of " + std::to_string(comm.size) + " on this one)";
-    if (comm.device.backend() == Backend::cuda)
-        return "it is on a CUDA device (CUDA ranks share through NCCL or GPU-aware MPI)";
-    const SharingSupport support = process_sharing_support(comm.device);
-    return support.possible ? std::string() : support.reason;
+    return ipc_device_problem(comm.device);
 }
 
 // Collective: how many ranks of the communicator share this rank's machine.
@@ -281,17 +287,12 @@ void check_transport(const Device& device, const CommunicatorOptions& options) {
                        ? "the device is an OpenCL device (MPI reads no OpenCL memory)"
                        : "this MPI library does not report CUDA support "
                          "(MPIX_Query_cuda_support)"));
-    if (asked == Asked::ipc && device.backend() == Backend::cuda)
-        raise(Errc::unavailable, constructor,
-              std::string(env_transport) +
-                  "=ipc, but this rank is on a CUDA device (CUDA ranks share through NCCL or "
-                  "GPU-aware MPI)");
     if (asked == Asked::ipc)
-        if (const SharingSupport support = process_sharing_support(device); !support.possible)
+        if (const std::string problem = ipc_device_problem(device); !problem.empty())
             raise(Errc::unavailable, constructor,
                   std::string(env_transport) +
                       "=ipc, but this rank cannot share device memory with other processes: " +
-                      support.reason);
+                      problem);
     const nccl::Library* library = nullptr;
     if (asked == Asked::nccl) {
         const std::string problem = nccl_problem(device, library);
