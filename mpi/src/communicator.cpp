@@ -39,7 +39,8 @@ Communicator::Communicator(Device device, MPI_Comm comm, CommunicatorOptions opt
                 detail::raise(Errc::invalid_argument, op,
                               "piece_bytes " + std::to_string(options.piece_bytes) +
                                   " is out of range; expected 4 KiB to 1 GiB");
-            if (options.ipc_piece_bytes < 4096 || options.ipc_piece_bytes > (std::size_t(256) << 20))
+            if (options.ipc_piece_bytes < 4096 ||
+                options.ipc_piece_bytes > (std::size_t(256) << 20))
                 detail::raise(Errc::invalid_argument, op,
                               "ipc_piece_bytes " + std::to_string(options.ipc_piece_bytes) +
                                   " is out of range; expected 4 KiB to 256 MiB");

@@ -28,14 +28,15 @@ std::string IpcSlots::open(MPI_Comm comm, int rank, int size, const std::string&
     } catch (const Error& e) {
         problem = e.what();
     }
-    if (std::string why = first_problem(comm, rank, self, problem, "sharing the first IPC slots"); !why.empty()) return why;
+    const char* step = "sharing the first IPC slots";
+    if (std::string why = first_problem(comm, rank, self, problem, step); !why.empty()) return why;
     try {
         for (int peer = 0; peer < size; ++peer)
             if (peer != rank) imported(peer, 0, slot_bytes_);
     } catch (const Error& e) {
         problem = e.what();
     }
-    return first_problem(comm, rank, self, problem, "sharing the first IPC slots");
+    return first_problem(comm, rank, self, problem, step);
 }
 
 IpcSlot& IpcSlots::make(int peer) {
