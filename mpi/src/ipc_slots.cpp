@@ -9,9 +9,6 @@
 #include <unistd.h>
 
 namespace dualrt::mpi::detail {
-namespace {
-
-}  // namespace
 
 IpcSlots::IpcSlots(Device device, std::size_t slot_bytes, std::size_t per_rank)
     : device_(std::move(device)), slot_bytes_(slot_bytes), per_rank_(per_rank) {}
