@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include <sys/socket.h>
@@ -24,14 +25,16 @@ std::string system_error(const std::string& what) {
     return what + ": " + std::strerror(errno);
 }
 
-// A name in the abstract namespace (sun_path[0] == 0), unique on this machine: the process id
-// and a count of this process's links.
+// A name in the abstract namespace (sun_path[0] == 0), unique on this machine: the process id,
+// a count of this process's links, and a random number for processes in other PID namespaces
+// (containers) that share the network namespace and may have the same id.
 sockaddr_un listening_address() {
     static std::atomic<unsigned> opened{0};
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     const std::string name = "dualrt-mpi-" + std::to_string(getpid()) + "-" +
-                             std::to_string(opened.fetch_add(1));
+                             std::to_string(opened.fetch_add(1)) + "-" +
+                             std::to_string(std::random_device{}());
     std::memcpy(address.sun_path + 1, name.data(), name.size());
     return address;
 }
