@@ -26,7 +26,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -923,15 +922,7 @@ def wrap(command: str) -> List[str]:
 
 
 def render(section: Section, date: str) -> str:
-    out = [f"## {section.title}", ""]
-    words, line = [], ""
-    for word in section.text.split(" "):  # wrapped to the line limit
-        if line and len(line) + 1 + len(word) > MAX_COLUMNS:
-            words.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    out += words + [line, ""]
+    out = [f"## {section.title}", ""] + wrap_text(section.text) + [""]
     if section.rows:
         labels, decimals = section.labels, section.decimals
         for group in dict.fromkeys(row.backend for row in section.rows):
@@ -1098,16 +1089,17 @@ def main() -> int:
 
 def comment_lines(comment: str) -> List[str]:
     """A shell comment broken into lines of at most MAX_COLUMNS, continued with "#    "."""
-    return textwrap.wrap(comment, width=MAX_COLUMNS, subsequent_indent="#    ",
-                         break_long_words=False, break_on_hyphens=False)
+    return wrap_text(comment, continued="#    ")
 
 
-def wrap_text(text: str) -> List[str]:
+def wrap_text(text: str, continued: str = "") -> List[str]:
+    """`text` broken at spaces into lines of at most MAX_COLUMNS (a longer word keeps a line of
+    its own); lines after the first start with `continued`."""
     lines, line = [], ""
     for word in text.split(" "):
         if line and len(line) + 1 + len(word) > MAX_COLUMNS:
             lines.append(line)
-            line = word
+            line = continued + word
         else:
             line = f"{line} {word}" if line else word
     return lines + [line]
