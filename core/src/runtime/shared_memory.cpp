@@ -129,22 +129,34 @@ void require_device(const char* operation, const Device& device) {
     if (!device.valid()) detail::raise_argument(operation, "the Device is empty");
 }
 
-// Refuses counts of 0, overflowing ones and ones above the device's largest safe import.
-std::size_t shareable_bytes(const char* operation, const Device& device, std::size_t count,
-                            std::size_t elem_size) {
+// Refuses counts of 0 and ones that overflow; the bytes of `count` elements otherwise.
+std::size_t checked_bytes(const char* operation, std::size_t count, std::size_t elem_size) {
     if (count == 0) detail::raise_argument(operation, "count is 0; expected at least 1 element");
     if (count > SIZE_MAX / elem_size)
         detail::raise_argument(operation, std::to_string(count) + " elements of " +
                                               std::to_string(elem_size) +
                                               " bytes overflow the address space");
-    const std::size_t bytes = count * elem_size;
-    const backend::DeviceImpl::ImportLimit limit = detail::backend_of(device)->largest_import();
+    return count * elem_size;
+}
+
+// Refuses more than `importer`'s largest safe import; `advice` ends the message.
+void require_importable(const char* operation, const Device& importer, std::size_t bytes,
+                        const std::string& advice) {
+    const backend::DeviceImpl::ImportLimit limit = detail::backend_of(importer)->largest_import();
     if (bytes > limit.bytes)
         detail::raise_argument(operation,
                                detail::format_bytes(bytes) + " cannot be shared: " +
-                                   detail::device_label(device.info()) + " imports at most " +
-                                   detail::format_bytes(limit.bytes) + " (" + limit.why + ")",
+                                   detail::device_label(importer.info()) + " imports at most " +
+                                   detail::format_bytes(limit.bytes) + " (" + limit.why + ")" +
+                                   advice,
                                Errc::unavailable);
+}
+
+// The bytes of `count` elements that `device` may import, or an Error saying why not.
+std::size_t shareable_bytes(const char* operation, const Device& device, std::size_t count,
+                            std::size_t elem_size) {
+    const std::size_t bytes = checked_bytes(operation, count, elem_size);
+    require_importable(operation, device, bytes, "");
     return bytes;
 }
 
@@ -230,24 +242,14 @@ std::pair<BufferView, BufferView> alloc_shared_bytes(const Device& a, const Devi
                                                      std::size_t count, std::size_t elem_size) {
     const char* op = "alloc_shared";
     require_devices(op, a, b);
-    if (count == 0) raise_argument(op, "count is 0; expected at least 1 element");
-    if (count > SIZE_MAX / elem_size)
-        raise_argument(op, std::to_string(count) + " elements of " + std::to_string(elem_size) +
-                               " bytes overflow the address space");
+    const std::size_t bytes = checked_bytes(op, count, elem_size);
     const Roles roles = roles_of(a, b);
     if (!roles.reason.empty())
         raise_argument(op, roles.reason + "; Queue::copy between them stages through pinned "
                                           "memory instead",
                        Errc::unavailable);
-    const std::size_t bytes = count * elem_size;
-    const backend::DeviceImpl::ImportLimit limit =
-        detail::backend_of(*roles.importer)->largest_import();
-    if (bytes > limit.bytes)
-        raise_argument(op, format_bytes(bytes) + " cannot be shared: " +
-                               device_label(roles.importer->info()) + " imports at most " +
-                               format_bytes(limit.bytes) + " (" + limit.why +
-                               "); share smaller buffers, or copy (Queue::copy stages it)",
-                       Errc::unavailable);
+    require_importable(op, *roles.importer, bytes,
+                       "; share smaller buffers, or copy (Queue::copy stages it)");
     backend::DeviceImpl::ExportedMemory exported =
         detail::backend_of(*roles.exporter)->export_memory(bytes);
     std::shared_ptr<backend::BufferImpl> imported =
