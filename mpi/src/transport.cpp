@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace dualrt::mpi::detail {
 namespace {
@@ -24,28 +25,28 @@ inline constexpr const char* constructor = "dualrt::mpi::Communicator";
 
 enum class Asked { automatic, staged, gpu_aware, nccl, ipc };
 
+// DUALRT_MPI_TRANSPORT's values, in the order the error message lists them.
+constexpr std::pair<const char*, Asked> transport_names[] = {
+    {"auto", Asked::automatic}, {"staged", Asked::staged}, {"gpu-aware", Asked::gpu_aware},
+    {"nccl", Asked::nccl},      {"ipc", Asked::ipc}};
+
 const char* asked_name(Asked asked) {
-    switch (asked) {
-    case Asked::automatic: return "auto";
-    case Asked::staged: return "staged";
-    case Asked::gpu_aware: return "gpu-aware";
-    case Asked::nccl: return "nccl";
-    case Asked::ipc: return "ipc";
-    }
+    for (const auto& [name, value] : transport_names)
+        if (value == asked) return name;
     return "?";
 }
 
 Asked asked_transport() {
     const char* value = std::getenv(env_transport);
     const std::string asked = value != nullptr && *value != '\0' ? value : "auto";
-    if (asked == "auto") return Asked::automatic;
-    if (asked == "staged") return Asked::staged;
-    if (asked == "gpu-aware") return Asked::gpu_aware;
-    if (asked == "nccl") return Asked::nccl;
-    if (asked == "ipc") return Asked::ipc;
+    std::string known;
+    for (const auto& [name, transport] : transport_names) {
+        if (asked == name) return transport;
+        known += known.empty() ? name : std::string(", ") + name;
+    }
     raise(Errc::invalid_argument, constructor,
-          std::string(env_transport) + "='" + asked +
-              "' is not a transport; expected one of: auto, staged, gpu-aware, nccl, ipc");
+          std::string(env_transport) + "='" + asked + "' is not a transport; expected one of: " +
+              known);
 }
 
 // Why this rank cannot use NCCL (empty when it can; then `library` is set).
