@@ -51,6 +51,8 @@ public:
             have_header_ = true;
             source_ = status.MPI_SOURCE;
             tag_ = status.MPI_TAG;
+            // A send from this rank itself came through the host, not a pipe (send_transfer.cpp).
+            nccl_ = nccl_ && source_ != comm.rank;
             int count = 0;
             DUALRT_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &count), where());
             received_ = static_cast<std::size_t>(count);

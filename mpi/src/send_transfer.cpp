@@ -29,7 +29,8 @@ public:
     SendTransfer(CommState& comm, const Queue& queue, const BufferView& buffer,
                  const ElementType& type, int dest, int tag)
         : bytes_(buffer), dest_(dest), tag_(tag), direct_(comm.transport == Transport::gpu_aware),
-          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes),
+          // No pipe joins a rank to itself: a send to oneself goes through the host in pieces.
+          nccl_(comm.transport == Transport::nccl && comm.nccl_pipes && dest != comm.rank),
           ipc_(comm.transport == Transport::ipc) {
         header_.bytes = buffer.bytes();
         header_.elem_size = type.size;
