@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <stdexcept>
@@ -148,8 +149,7 @@ int main(int argc, char** argv) try {
     const bool together = devices.size() > 1;
     const bool native = !args.flag("no-native");
     dualrt::samples::Progress progress(args.progress_mode(),
-                                       1 + devices.size() * (native ? 2 : 1) +
-                                           (together ? (native ? 2 : 1) : 0));
+                                       1 + devices.size() * (native ? 2 : 1) + (together ? 1 : 0));
     progress.step("host reference");
     const auto data = dualrt::samples::random_triad(n, std::random_device{}());
 
@@ -205,34 +205,34 @@ int main(int argc, char** argv) try {
         std::string names;
         for (const auto& device : devices)
             names += (names.empty() ? "" : " + ") + short_name(device);
-        progress.step("dualrt on " + names);
+        progress.step("dualrt on " + names + (native ? ", in turns with the native split" : ""));
         // The devices together take turns with a Pipeline of the fastest alone, run for run, and
-        // are compared with that: measured one after the other, the second could meet a host
-        // that the first left slower (triad_runs.hpp).
+        // with the native split, and are compared with them: measured one after the other, the
+        // second could meet a host that the first left slower (triad_runs.hpp).
         dualrt::Pipeline alone(devices[fastest_index], options);
         dualrt::Pipeline pipeline(devices, options);
-        std::tie(between, shared) =
-            dualrt::samples::run_triads_interleaved(alone, pipeline, data, pinned, repetitions);
+        std::optional<dualrt::samples::NativeSplit> split;
+        if (native && native_missing.empty()) {
+            // By hand: the arrays split once in proportion to each device's native rate alone.
+            split.emplace();
+            split->devices = devices;
+            for (std::size_t d = 0; d < devices.size(); ++d)
+                split->weights.push_back(rows[d].native_ms > 0.0 ? 1.0 / rows[d].native_ms : 0.0);
+        }
+        const dualrt::samples::TogetherRuns runs = dualrt::samples::run_together_in_turns(
+            alone, pipeline, data, pinned, repetitions, split ? &*split : nullptr);
+        between = runs.alone;
+        shared = runs.together;
         Row turns{fastest_name + " alone, in turns", 1, between.report.chunks, between.host_ms,
                   0.0, between.host_ms};
-        Row row{names, devices.size(), shared.report.chunks, shared.host_ms, 0.0,
+        Row row{names, devices.size(), shared.report.chunks, shared.host_ms, runs.native_ms,
                 between.host_ms};
+        if (split && runs.native_ms == 0.0) native_missing.push_back(names + ": " + runs.native_why);
         if (args.flag("each-run")) {
             each_run.push_back({turns.name, between.each_run});
             each_run.push_back({names, shared.each_run});
         }
         rows.push_back(turns);
-        if (native && native_missing.empty()) {
-            // By hand: the arrays split once in proportion to each device's native rate alone.
-            progress.step("native, split over " + names);
-            std::vector<double> weights;
-            for (std::size_t d = 0; d < devices.size(); ++d)
-                weights.push_back(rows[d].native_ms > 0.0 ? 1.0 / rows[d].native_ms : 0.0);
-            std::string why;
-            row.native_ms = dualrt::samples::native_split_triad_ms(
-                devices, weights, data, pinned, shared.report.chunk_elements, repetitions, why);
-            if (row.native_ms == 0.0) native_missing.push_back(names + ": " + why);
-        }
         rows.push_back(row);
     }
     progress.clear();
@@ -255,7 +255,9 @@ int main(int argc, char** argv) try {
                      "median run, to the slowest part's end)\n";
     if (together)
         std::cout << "the devices together are compared with the fastest alone in turns: a "
-                     "Pipeline of it whose runs alternated with theirs\n";
+                     "Pipeline of it whose runs alternated with theirs"
+                  << (native ? ", each pair of runs followed by a run of the native split" : "")
+                  << "\n";
     for (const auto& missing : native_missing)
         std::cout << "native baseline unavailable for " << missing << "\n";
     for (const auto& [name, lines] : each_run) {
@@ -263,7 +265,8 @@ int main(int argc, char** argv) try {
         for (const auto& line : lines) std::cout << "  " << line << "\n";
     }
     if (together) {
-        std::cout << "\ntogether (median run):\n" << shared.report.summary();
+        std::cout << "\ntogether (the median of " << shared.median_of << "):\n"
+                  << shared.report.summary();
         std::cout << "measured: " << fixed(between.host_ms / shared.host_ms, 3)
                   << "x the fastest device alone (" << fastest_name << ", "
                   << fixed(between.host_ms, 3) << " ms in turns with the devices together, "

@@ -10,6 +10,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -58,6 +60,13 @@ std::string compare_triad(const float* c, const TriadData& data) {
 
 namespace {
 
+// Whether more than one device ran chunks of `run`.
+bool shared_by_devices(const TriadRun& run) {
+    std::size_t working = 0;
+    for (const dualrt::PipelineDeviceRow& row : run.report.devices) working += row.chunks > 0;
+    return working > 1;
+}
+
 // One Pipeline's runs of the triad: its kernels, its host arrays (pinned copies where asked), and
 // the runs measured so far.
 class TriadRunner {
@@ -79,21 +88,41 @@ public:
     }
 
     // The untimed first run.
-    void warm_up() { note(run_once(), true); }
+    void warm_up() {
+        const TriadRun run = run_once();
+        warm_up_chunk_elements_ = run.report.chunk_elements;
+        note(run, true);
+    }
     // One timed run.
     void timed_run() {
         TriadRun run = run_once();
         note(run, false);
         runs_.push_back(std::move(run));
     }
-    // The median timed run, with a line for every run.
+    // The median timed run of the way most runs went, with a line for every run. A Pipeline
+    // over several devices measures the fastest device alone in a few runs before it settles,
+    // and again every few runs after (mix_choice.hpp): those runs are another way of running,
+    // as far from the others as one device is from several, and would shift the median of
+    // the runs that dealt to every device by one place each.
     TriadRun median() {
-        std::sort(runs_.begin(), runs_.end(),
+        std::vector<TriadRun> shared, alone;
+        for (const TriadRun& run : runs_) (shared_by_devices(run) ? shared : alone).push_back(run);
+        std::vector<TriadRun>& most = shared.size() >= alone.size() ? shared : alone;
+        std::sort(most.begin(), most.end(),
                   [](const auto& x, const auto& y) { return x.host_ms < y.host_ms; });
-        TriadRun median = runs_[runs_.size() / 2];
+        TriadRun median = most[most.size() / 2];
         median.each_run = each_run_;
+        const std::size_t others = runs_.size() - most.size();
+        median.median_of = std::to_string(most.size()) + " runs";
+        if (others > 0)
+            median.median_of += "; " + std::to_string(others) + " other run" +
+                                (others == 1 ? "" : "s") + " went to " +
+                                (&most == &shared ? "one device alone" : "several devices") +
+                                ", to compare";
         return median;
     }
+    // The largest chunk of the untimed first run.
+    std::size_t warm_up_chunk_elements() const { return warm_up_chunk_elements_; }
 
 private:
     TriadRun run_once() {
@@ -142,7 +171,9 @@ private:
     dualrt::HostBuffer<float> pinned_a_, pinned_b_, pinned_c_;
     std::vector<TriadRun> runs_;
     std::vector<std::string> each_run_;
+    std::size_t warm_up_chunk_elements_ = 0;
 };
+
 
 }  // namespace
 
@@ -154,22 +185,35 @@ TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinne
     return runner.median();
 }
 
-std::pair<TriadRun, TriadRun> run_triads_interleaved(dualrt::Pipeline& first,
-                                                     dualrt::Pipeline& second,
-                                                     const TriadData& data, bool pinned,
-                                                     int repetitions) {
-    TriadRunner one(first, data, pinned), other(second, data, pinned);
+TogetherRuns run_together_in_turns(dualrt::Pipeline& alone, dualrt::Pipeline& together,
+                                   const TriadData& data, bool pinned, int repetitions,
+                                   const NativeSplit* split) {
+    TriadRunner one(alone, data, pinned), other(together, data, pinned);
     one.warm_up();
     other.warm_up();
     // Turns about, each repetition starting with the one that went second before, so that
     // neither always runs just after the other.
-    for (int r = 0; r < repetitions; ++r) {
-        TriadRunner& before = r % 2 == 0 ? one : other;
-        TriadRunner& after = r % 2 == 0 ? other : one;
+    int taken = 0;
+    const auto turn = [&] {
+        TriadRunner& before = taken % 2 == 0 ? one : other;
+        TriadRunner& after = taken % 2 == 0 ? other : one;
         before.timed_run();
         after.timed_run();
-    }
-    return {one.median(), other.median()};
+        ++taken;
+    };
+    TogetherRuns runs;
+    if (split != nullptr)
+        // The split's warm-up after the Pipelines' warm-ups, each of its timed runs after a turn
+        // of theirs.
+        runs.native_ms = native_split_triad_ms(split->devices, split->weights, data, pinned,
+                                               other.warm_up_chunk_elements(), repetitions,
+                                               runs.native_why, [&](int run) {
+                                                   if (run > 0) turn();
+                                               });
+    while (taken < repetitions) turn();  // no split, or it was unavailable
+    runs.alone = one.median();
+    runs.together = other.median();
+    return runs;
 }
 
 double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool pinned,
@@ -200,33 +244,51 @@ double native_triad_ms(const dualrt::Device& device, const TriadData& data, bool
 
 namespace {
 
-// The devices' runs of the native split meet here before each run, so that they overlap whole:
-// each part alone would start its runs when its own set-up ends, and a part that ran ahead would
-// have the host and the bus to itself. A part that fails leaves, so the others go on.
-class RunBarrier {
+// The devices' runs of the native split meet here before each run, so that they overlap whole
+// (each part alone would start its runs when its own set-up ends, and a part that ran ahead would
+// have the host and the bus to itself), and wait there until the calling thread, which may run
+// other work in between (turns with dualrt's runs), lets them go. A part that fails leaves, so
+// the others go on.
+class RunGate {
 public:
-    explicit RunBarrier(std::size_t parties) : parties_(parties) {}
+    explicit RunGate(std::size_t parts) : parts_(parts) {}
+    // A part, before each of its runs. Throws once the caller has stopped the runs.
     void arrive_and_wait() {
         std::unique_lock<std::mutex> lock(mutex_);
         const std::size_t generation = generation_;
-        if (++arrived_ >= parties_) return release();
-        released_.wait(lock, [&] { return generation_ != generation; });
+        ++arrived_;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return generation_ != generation || stopped_; });
+        if (stopped_) throw std::runtime_error("stopped: the work between its runs failed");
     }
     void leave() {
         std::lock_guard<std::mutex> lock(mutex_);
-        --parties_;
-        if (parties_ > 0 && arrived_ >= parties_) release();
+        --parts_;
+        changed_.notify_all();
+    }
+    // The caller: waits until every part still running is at the gate; false when none is.
+    bool wait_for_parts() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return arrived_ >= parts_; });
+        return parts_ > 0;
+    }
+    void open() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        arrived_ = 0;
+        ++generation_;
+        changed_.notify_all();
+    }
+    void stop() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopped_ = true;
+        changed_.notify_all();
     }
 
 private:
-    void release() {  // caller holds mutex_
-        arrived_ = 0;
-        ++generation_;
-        released_.notify_all();
-    }
     std::mutex mutex_;
-    std::condition_variable released_;
-    std::size_t parties_, arrived_ = 0, generation_ = 0;
+    std::condition_variable changed_;
+    std::size_t parts_, arrived_ = 0, generation_ = 0;
+    bool stopped_ = false;
 };
 
 }  // namespace
@@ -234,7 +296,7 @@ private:
 double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
                              const std::vector<double>& weights, const TriadData& data,
                              bool pinned, std::size_t block_elements, int repetitions,
-                             std::string& why) {
+                             std::string& why, const std::function<void(int)>& before_run) {
     std::vector<std::unique_ptr<dualrt::bench::NativeBaseline>> natives;
     for (const dualrt::Device& device : devices) {
         try {
@@ -262,7 +324,7 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
     std::vector<std::thread> threads;
     std::size_t parts = 0;
     for (std::size_t d = 0; d < devices.size(); ++d) parts += first[d + 1] > first[d] ? 1 : 0;
-    RunBarrier together(parts);
+    RunGate gate(parts);
     for (std::size_t d = 0; d < devices.size(); ++d) {
         if (first[d + 1] == first[d]) continue;  // a part of nothing: the device sits it out
         threads.emplace_back([&, d] {
@@ -278,7 +340,7 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
                 job.block_elements = std::max<std::size_t>(1, block_elements);
                 job.scale = data.s;
                 job.repetitions = repetitions;
-                job.before_each_run = [&] { together.arrive_and_wait(); };
+                job.before_each_run = [&] { gate.arrive_and_wait(); };
                 job.timed_wall_ms = &wall_ms[d];
                 natives[d]->stream_triad(pinned ? dualrt::bench::HostMemory::pinned
                                                 : dualrt::bench::HostMemory::pageable,
@@ -286,10 +348,23 @@ double native_split_triad_ms(const std::vector<dualrt::Device>& devices,
             } catch (const std::exception& e) {
                 errors[d] = e.what();
             }
-            together.leave();
+            gate.leave();
         });
     }
+    // Run 0 is the parts' warm-up.
+    std::exception_ptr failure;
+    for (int run = 0; run <= repetitions && gate.wait_for_parts(); ++run) {
+        try {
+            if (before_run) before_run(run);
+        } catch (...) {
+            failure = std::current_exception();
+            gate.stop();
+            break;
+        }
+        gate.open();
+    }
     for (auto& thread : threads) thread.join();
+    if (failure) std::rethrow_exception(failure);
     for (const std::string& error : errors)
         if (!error.empty()) throw std::runtime_error("the native split stream failed: " + error);
     const std::string wrong = compare_triad(c.data(), data);
