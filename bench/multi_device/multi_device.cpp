@@ -227,7 +227,8 @@ int main(int argc, char** argv) try {
                   0.0, between.host_ms};
         Row row{names, devices.size(), shared.report.chunks, shared.host_ms, runs.native_ms,
                 between.host_ms};
-        if (split && runs.native_ms == 0.0) native_missing.push_back(names + ": " + runs.native_why);
+        if (split && runs.native_ms == 0.0)
+            native_missing.push_back(names + ": " + runs.native_why);
         if (args.flag("each-run")) {
             each_run.push_back({turns.name, between.each_run});
             each_run.push_back({names, shared.each_run});

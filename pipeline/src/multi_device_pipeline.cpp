@@ -15,7 +15,6 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
-#include <thread>
 
 namespace dualrt::detail {
 namespace {
@@ -172,7 +171,7 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
     for (std::size_t d = 0; d < drivers_.size(); ++d)
         drivers_[d].one->ensure_buffers(seen[d], plan.sizes, halo);
 
-    // The run: one thread per device beyond the first, which runs on the calling thread.
+    // The run: each device on its own thread (DeviceThreads; the first on the calling one).
     // Pieces split off chunks for devices of unknown speed are whole rows, and no smaller than
     // the halo's reach.
     const std::size_t granule = halo.row_width();
@@ -208,10 +207,15 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
             used[d].queues, used[d].slots, one.input_staging, one.output_staging, staging_slots,
             seen[d], *timings[d], computes[d]));
     }
+    // Each device's report, as a Pipeline of that device alone makes it, and what it teaches,
+    // made on the device's own thread as soon as its part is done.
+    std::vector<DeviceOutcome> outcomes(n);
     const auto drive = [&](std::size_t d) {
         runs[d].started = Clock::now();
         try {
             schedulers[d]->run(*sources[d], runs[d].extents);
+            outcomes[d] = learn_from(d, key, arrays, facts, uses[d], used[d], *timings[d],
+                                     runs[d].extents);
         } catch (...) {
             runs[d].error = std::current_exception();
             dealer.stop();
@@ -219,13 +223,10 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
             if (first_failure == n) first_failure = d;
         }
     };
-    std::vector<std::thread> threads;
-    for (std::size_t d = 1; d < n; ++d) threads.emplace_back(drive, d);
-    drive(0);
-    for (std::thread& thread : threads) thread.join();
+    if (!threads_) threads_ = std::make_unique<DeviceThreads>(n);
+    threads_->run_each(drive);
     if (first_failure < n) rethrow_naming(runs[first_failure].error, drivers_[first_failure].label);
 
-    // Each device's report, as a Pipeline of that device alone makes it, and what it teaches.
     const auto first_start = std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) {
                                  return a.started < b.started;
                              })->started;
@@ -245,30 +246,14 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
     std::string fewer_lanes;  // the devices not on all their lanes, for the report
     for (std::size_t d = 0; d < n; ++d) {
         Driver& driver = drivers_[d];
-        const std::vector<ChunkExtent>& mine = runs[d].extents;
-        Planner& planner_d = driver.one->planner;
-        if (const std::string how = planner_d.describe(uses[d], arrays); !how.empty())
-            fewer_lanes += ", " + driver.track + " " + how;
-        const ResolvedTiming resolved = timings[d]->resolve(mine);
-        RunRecord record{mine, resolved};
-        record.whole_run = false;
-        planner_d.learn(arrays, record);
-        RunFacts own_facts = facts;
-        own_facts.mode = uses[d].mode;
-        own_facts.queues = used[d].queues.queues.size();
-        own_facts.depth = used[d].slots.size();
-        const Planner::Fitted fitted = planner_d.fit(arrays);
-        const PipelineReport own =
-            make_report(own_facts, mine, resolved, fitted.models, fitted.device_samples);
-        if (own.measured_ms > 0.0)
-            driver.rates[key] = static_cast<double>(sum_counts(mine)) / own.measured_ms;
-
+        if (!outcomes[d].lanes.empty())
+            fewer_lanes += ", " + driver.track + " " + outcomes[d].lanes;
         DeviceShare share;
         share.index = d;
         share.label = driver.label;
         share.track = driver.track;
-        share.report = &own;
-        share.timing = &resolved;
+        share.report = &outcomes[d].report;
+        share.timing = &outcomes[d].timing;
         share.run_index = &sources[d]->global_indices();
         share.start_ms = ms_between(first_start, runs[d].started);
         share.device_bytes = driver.one->slots.device_bytes();
@@ -287,6 +272,30 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
         plan.how + ", dealt to " + std::to_string(n) + " devices as each was ready" + fewer_lanes;
     total.host_ms = ms_between(started, Clock::now());
     return total;
+}
+
+MultiDevicePipeline::DeviceOutcome MultiDevicePipeline::learn_from(
+    std::size_t d, const std::string& key, const RunArrays& arrays, const RunFacts& facts,
+    const QueueUse& use, const OneDevicePipeline::Lanes& used, RunTiming& timing,
+    const std::vector<ChunkExtent>& mine) {
+    Driver& driver = drivers_[d];
+    Planner& planner = driver.one->planner;
+    DeviceOutcome outcome;
+    outcome.lanes = planner.describe(use, arrays);
+    outcome.timing = timing.resolve(mine);
+    RunRecord record{mine, outcome.timing};
+    record.whole_run = false;
+    planner.learn(arrays, record);
+    RunFacts own_facts = facts;
+    own_facts.mode = use.mode;
+    own_facts.queues = used.queues.queues.size();
+    own_facts.depth = used.slots.size();
+    const Planner::Fitted fitted = planner.fit(arrays);
+    outcome.report =
+        make_report(own_facts, mine, outcome.timing, fitted.models, fitted.device_samples);
+    if (outcome.report.measured_ms > 0.0)
+        driver.rates[key] = static_cast<double>(sum_counts(mine)) / outcome.report.measured_ms;
+    return outcome;
 }
 
 PipelineReport MultiDevicePipeline::run_alone(std::size_t d, const std::string& key,

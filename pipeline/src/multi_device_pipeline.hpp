@@ -8,6 +8,7 @@
 #include <dualrt/pipeline.hpp>
 
 #include "multi/chunk_dealer.hpp"
+#include "multi/device_threads.hpp"
 #include "multi/mix_choice.hpp"
 #include "one_device_pipeline.hpp"
 #include "run/chunk_scheduler.hpp"
@@ -55,6 +56,18 @@ private:
                                 const RunArrays& arrays, const Halo& halo,
                                 const ChunkFunction& compute, const RunFacts& facts,
                                 std::chrono::steady_clock::time_point started);
+    // What device d's part of a dealt run reports and teaches (made on its own thread).
+    struct DeviceOutcome {
+        ResolvedTiming timing;
+        PipelineReport report;  // as a Pipeline of the device alone reports its chunks
+        std::string lanes;      // how it used fewer lanes than it has, in words ("" if not)
+    };
+    // Resolves device d's timing of its chunks `mine`, teaches its planner and rates, and makes
+    // its report. Touches driver d only, so the devices do this at once.
+    DeviceOutcome learn_from(std::size_t d, const std::string& key, const RunArrays& arrays,
+                             const RunFacts& facts, const QueueUse& use,
+                             const OneDevicePipeline::Lanes& used, RunTiming& timing,
+                             const std::vector<ChunkExtent>& mine);
     // The run given to driver `d` alone, reported as a run over several devices; `why` it went
     // alone, in words.
     PipelineReport run_alone(std::size_t d, const std::string& key, const RunArrays& arrays,
@@ -68,6 +81,7 @@ private:
     PipelineMode mode_;
     std::size_t depth_;
     std::map<std::string, MixChoice> mixes_;  // per layout: every device, or the fastest alone
+    std::unique_ptr<DeviceThreads> threads_;  // made by the first run dealt to every device
 };
 
 }  // namespace dualrt::detail
