@@ -603,11 +603,13 @@ def multi_device(run: Runner, targets: List[Target], quick: bool, info: dict) ->
         "multi-device", "Several devices",
         "`multi_device`: c = a + s*b over arrays of `--size` bytes, one Pipeline per device "
         "alone, then one over the devices together whose runs take turns with a Pipeline of "
-        "the fastest device alone; the median of `--repetitions` runs after an untimed one, "
-        "every output checked. Each device alone is compared with its hand-written native "
-        "stream (native / dualrt: above 1, dualrt is faster); the devices together with the "
-        "fastest alone in turns (alone / together: above 1, together is faster) and with the "
-        "native streams side by side on a fixed split (native / dualrt).",
+        "the fastest device alone and with the native streams side by side on a fixed split; "
+        "the median of `--repetitions` runs after an untimed one (over the devices together, "
+        "of the runs that went the way most did: the Pipeline measures the fastest alone now "
+        "and then), every output checked. Each device alone is compared with its hand-written "
+        "native stream (native / dualrt: above 1, dualrt is faster); the devices together with "
+        "the fastest alone in turns (alone / together: above 1, together is faster) and with "
+        "the native split in turns (native / dualrt).",
         ["dualrt ms", "compared ms", "ratio"], [3, 3, 3])
     rows: Dict[tuple, Row] = {}
     devices = info.get("devices", [])
