@@ -708,7 +708,10 @@ def nccl_anchored(run: Runner, section: Section, rows: Dict[tuple, Row], target:
     mpi_collectives (2 and `ranks` ranks) beside NVIDIA's nccl-tests of the same sizes and GPU
     count, run in between."""
     sizes = "16M,64M,256M,1G"
-    anchor_args = ["-b", "16M", "-e", "1G", "-f", "4", "-w", "5", "-n", "20"]
+    # nccl-tests times `iterations` operations enqueued back to back; mpi_bandwidth starts as
+    # many transfers before waiting for any, so both pay a launch's latency once per sample.
+    iterations = "20"
+    anchor_args = ["-b", "16M", "-e", "1G", "-f", "4", "-w", "5", "-n", iterations]
     nvls = {"NCCL_NVLS_ENABLE": "0"}  # NVLink multicast stays off on shared machines
     for count in sorted({2, ranks}):
         visible = {"CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(count))}
@@ -724,7 +727,8 @@ def nccl_anchored(run: Runner, section: Section, rows: Dict[tuple, Row], target:
                                    anchor_args + ["-g", str(count)], None, csv_file=False,
                                    progress=False, env={**nvls, **visible}, device=device)
             anchors[test] = (key, [nccl_tests_busbw(text) for text in results])
-        measured = [("mpi_bandwidth", ["--sizes", sizes, "--repetitions", "7"], "bytes",
+        measured = [("mpi_bandwidth", ["--sizes", sizes, "--repetitions", "7",
+                                       "--back-to-back", iterations], "bytes",
                      [(4, "sendrecv_perf", "send/recv")])] if count == 2 else []
         measured.append(("mpi_collectives", ["--sizes", sizes], "bytes",
                          [(1, "broadcast_perf", "broadcast"), (2, "all_reduce_perf",
@@ -760,9 +764,10 @@ def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str
         "the hidden share is the part of the exchange's own time that the overlapped step "
         "does not add. `mpi_bandwidth`: a device buffer from rank 0 to rank 1 through "
         "`dualrt::mpi`, against MPI's own rate between pinned host buffers in the same run; "
-        "where CUDA ranks move data through NCCL, it and `mpi_collectives` (broadcast and "
-        "allreduce over every rank) against NVIDIA's nccl-tests of the same sizes and GPU count, "
-        "run in the same call (out-of-place bus bandwidth).",
+        "where CUDA ranks move data through NCCL, it (20 transfers back to back per sample, as "
+        "nccl-tests times 20 iterations) and `mpi_collectives` (broadcast and allreduce over "
+        "every rank) against NVIDIA's nccl-tests of the same sizes and GPU count, run in the "
+        "same call (out-of-place bus bandwidth).",
         ["dualrt", "baseline", "ratio"], [4, 4, 3])
     rows: Dict[tuple, Row] = {}
     devices = info.get("devices", [])

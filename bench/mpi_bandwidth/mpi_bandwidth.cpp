@@ -1,8 +1,11 @@
-// mpi_bandwidth: a device buffer sent from rank 0's device to rank 1's by dualrt::mpi (staged
-// through pinned pieces, or GPU-aware where MPI offers it), beside what bounds it in the same
-// run: pinned device-to-host on the sender, pinned host-to-device on the receiver (dualrt
-// HostBuffer copies, at the driver's rate), and MPI's own host-to-host rate between pinned
-// buffers (the link between the ranks). Every transfer is checked once against the sent bytes.
+// mpi_bandwidth: a device buffer sent from rank 0's device to rank 1's by dualrt::mpi (through
+// NCCL, shared device memory (IPC), GPU-aware MPI or pinned pieces: the communicator's
+// transport), beside what bounds a staged transfer in the same run: pinned device-to-host on the
+// sender, pinned host-to-device on the receiver (dualrt HostBuffer copies, at the driver's rate),
+// and MPI's own host-to-host rate between pinned buffers. Each timed sample is one transfer, or
+// --back-to-back N started together, as NVIDIA's nccl-tests time their iterations (launch and
+// handshake latencies then overlap, as they do in an application that keeps several in flight).
+// Every transfer is checked once against the sent bytes.
 //   mpirun -np 2 mpi_bandwidth --sizes 1M,16M,256M,1G
 #include "options.hpp"
 #include "csv.hpp"
@@ -40,6 +43,10 @@ int run(int argc, char** argv, int rank, int ranks) {
     args.add_integer("in-flight", "N", "staged pieces (and IPC slots) in flight per transfer", 3,
                      2, 64);
     args.add_bytes("ipc-piece", "BYTES", "IPC piece size (shared slots)", "64M");
+    args.add_integer("back-to-back", "N",
+                     "dualrt transfers per timed sample, all started before any is waited for "
+                     "(the rate is over all of them), as nccl-tests times its iterations",
+                     1, 1, 1000);
     args.add_flag("share-devices", "let both ranks use one device (a node with one GPU)");
     if (const auto code = dualrt::samples::parse_on_every_rank(args, argc, argv, rank))
         return *code;
@@ -51,6 +58,7 @@ int run(int argc, char** argv, int rank, int ranks) {
     const auto sizes =
         dualrt::samples::parse_sizes(args.text("sizes"), 1, (std::size_t(1) << 31) - 1);
     const int repetitions = static_cast<int>(args.integer("repetitions"));
+    const int back_to_back = static_cast<int>(args.integer("back-to-back"));
     const dualrt::Device device = dualrt::samples::device_of_rank(
         args, args.flag("share-devices") ? dualrt::mpi::DeviceSharing::allow
                                          : dualrt::mpi::DeviceSharing::forbid);
@@ -100,11 +108,12 @@ int run(int argc, char** argv, int rank, int ranks) {
         else comm.recv(queue, on_device, 0, 1);
         if (!sender) queue.fill(on_device, std::uint8_t(0xA5), dualrt::Sync::blocking);
         const double staged = dualrt::samples::median_seconds(MPI_COMM_WORLD, repetitions, [&] {
-            if (sender)
-                comm.send(queue, on_device, 1, 1);
-            else
-                comm.recv(queue, on_device, 0, 1);
-        });
+            std::vector<dualrt::mpi::Request> transfers;
+            for (int t = 0; t < back_to_back; ++t)
+                transfers.push_back(sender ? comm.isend(queue, on_device, 1, 1)
+                                           : comm.irecv(queue, on_device, 0, 1));
+            for (dualrt::mpi::Request& transfer : transfers) transfer.wait().wait();
+        }) / back_to_back;
         int correct = 1;
         if (!sender) {
             std::vector<std::uint8_t> got(bytes);
@@ -125,7 +134,10 @@ int run(int argc, char** argv, int rank, int ranks) {
     }
     if (rank == 0) {
         const bool ipc = comm.transport() == dualrt::mpi::Transport::ipc;
-        std::cout << "GB/s, median of " << repetitions << "; dualrt pieces of "
+        std::cout << "GB/s, median of " << repetitions;
+        if (back_to_back > 1)
+            std::cout << "; dualrt " << back_to_back << " transfers back to back per sample";
+        std::cout << "; dualrt pieces of "
                   << dualrt::samples::format_bytes(ipc ? options.ipc_piece_bytes
                                                        : options.piece_bytes)
                   << ", " << options.pieces_in_flight << " in flight\n";
