@@ -101,6 +101,11 @@ Event RunTiming::timed_event(Make&& make) {
 
 double RunTiming::typical_record_ms() const { return median(record_ms_); }
 
+void RunTiming::release_events() {
+    points_.clear();
+    ends_.clear();
+}
+
 const Event& RunTiming::point(std::size_t chunk, TimedPoint point) const {
     static const Event none;
     const auto found = points_.find(chunk);

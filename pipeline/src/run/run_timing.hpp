@@ -80,6 +80,9 @@ public:
     // After every recorded point has completed: spans of the timed chunks, the run's measured
     // time and the timed stages' durations. `extents` are the run's chunks.
     ResolvedTiming resolve(const std::vector<ChunkExtent>& extents) const;
+    // Gives the recorded events back to their queues (after resolve: nothing can be read after).
+    // Apart from the destructor, so that the caller can time what timing cost the host.
+    void release_events();
 
 private:
     std::vector<bool> timed_;

@@ -60,7 +60,8 @@ struct RunRecord {
     const std::vector<ChunkExtent>& extents;  // the chunks this device ran, in its order
     const ResolvedTiming& resolved;
     // Of a run of this device alone (not a share of a run dealt to several devices): the host
-    // cost of one timed event (0: none recorded) and the run's host time.
+    // cost of one timed event, its record and its share of reading and releasing the run's
+    // (0: none recorded), and the run's host time.
     bool whole_run = true;
     double typical_record_ms = 0.0;
     double run_ms = 0.0;

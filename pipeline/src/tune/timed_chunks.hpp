@@ -13,9 +13,9 @@ namespace dualrt::detail {
 // Which chunks a run times. every_chunk: all. sampled: in a layout's first run, a window of 3
 // chunks in the middle and one of the last 4, so that the report has stage times to estimate the
 // other chunks from from the start; in later runs one window where `credit_ms` covers its
-// estimated cost (`record_ms` per timed event, plus `surcharge_ms` where a timed run is dearer as
-// a whole: its queues keep timestamps), taking turns between middle and end across runs
-// (`run_number`). Spends from `credit_ms`.
+// estimated cost (`record_ms` per timed event: its record, reading and release; plus
+// `surcharge_ms` where a timed run is dearer as a whole: its queues keep timestamps), taking
+// turns between middle and end across runs (`run_number`). Spends from `credit_ms`.
 std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
                                       bool first_of_layout, std::size_t run_number,
                                       double record_ms, double& credit_ms,
