@@ -174,7 +174,6 @@ private:
     std::size_t warm_up_chunk_elements_ = 0;
 };
 
-
 }  // namespace
 
 TriadRun run_triad(dualrt::Pipeline& pipeline, const TriadData& data, bool pinned,
