@@ -1,8 +1,8 @@
 // A Pipeline over several devices: one driver per device, each with the device's own
 // OneDevicePipeline. A run dealt to every device runs the single-device schedule
-// (ChunkScheduler) on each device's parts, on a thread per device, over the chunks the shared
-// dealer hands it, and puts the run's report together from theirs; a run that goes to the
-// fastest device alone is that device's OneDevicePipeline's run. Internal.
+// (ChunkScheduler) on each device's parts, on a thread per device (kept between runs), over the
+// chunks the shared dealer hands it, and puts the run's report together from theirs; a run that
+// goes to the fastest device alone is that device's OneDevicePipeline's run. Internal.
 #pragma once
 
 #include <dualrt/pipeline.hpp>

@@ -119,7 +119,8 @@ public:
     /// and why). The compute function is the same for all: a chunk's `queue` is on its device,
     /// and `chunk.device_index` (its position in `devices`) picks the Kernel loaded on that
     /// device. It is called from one thread per device (for each device, in the order of its
-    /// chunks), so calls for different devices may overlap. The report has a row per device
+    /// chunks; the first device's is the caller's, the others' are kept from run to run), so
+    /// calls for different devices may overlap. The report has a row per device
     /// (PipelineReport::devices). One device in the list is a Pipeline of that device. Throws
     /// Errc::invalid_argument for an empty list, an empty Device, a device listed twice, or
     /// options the one-device constructor refuses.
