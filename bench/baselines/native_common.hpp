@@ -35,6 +35,14 @@ inline double median(std::vector<double> values) {
     return (lower + upper) / 2.0;
 }
 
+// The median of one figure (`field`) over rounds that each measured several.
+template <typename Round>
+double median_of(const std::vector<Round>& rounds, double Round::*field) {
+    std::vector<double> values;
+    for (const Round& round : rounds) values.push_back(round.*field);
+    return median(std::move(values));
+}
+
 // Host time of batches of `per_batch` commands: `prepare()` (untimed), `enqueue()`, then
 // `finish()`; per command, the enqueue alone and until finished, medians over `repetitions`
 // batches after a warm-up. Replay costs (ReplayCost) are two of these.

@@ -18,6 +18,7 @@
 #include "native_common.hpp"
 #include "progress.hpp"
 #include "table.hpp"
+#include "turns.hpp"
 
 #include <dualrt/dualrt.hpp>
 
@@ -157,21 +158,19 @@ int run(const dualrt::samples::Args& args) {
     for (int round = 0; round < repetitions; ++round) {
         const std::string of =
             " (round " + std::to_string(round + 1) + " of " + std::to_string(repetitions) + ")";
-        const auto dualrt_round = [&] {
-            progress.step("dualrt launches" + of);
-            dualrt_rounds.push_back(library_side.round());
-        };
-        if (round % 2 == 0) dualrt_round();
-        progress.step("native launches" + of);
-        native_rounds.push_back(native->launch_cost(launches, 1));
-        if (round % 2 == 1) dualrt_round();
+        dualrt::samples::in_turns(
+            round,
+            [&] {
+                progress.step("dualrt launches" + of);
+                dualrt_rounds.push_back(library_side.round());
+            },
+            [&] {
+                progress.step("native launches" + of);
+                native_rounds.push_back(native->launch_cost(launches, 1));
+            });
     }
     progress.clear();
-    const auto median_of = [](const auto& rounds, auto field) {
-        std::vector<double> values;
-        for (const auto& round : rounds) values.push_back(round.*field);
-        return dualrt::bench::detail::median(std::move(values));
-    };
+    using dualrt::bench::detail::median_of;
     LibraryCost library;
     for (auto field : {&LibraryCost::enqueue_us, &LibraryCost::enqueue_kept_us,
                        &LibraryCost::enqueue_kept_untimed_us, &LibraryCost::round_trip_us,

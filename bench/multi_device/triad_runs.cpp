@@ -3,6 +3,7 @@
 #include "csv.hpp"
 #include "native_baseline.hpp"
 #include "native_stream.hpp"
+#include "turns.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -190,15 +191,9 @@ TogetherRuns run_together_in_turns(dualrt::Pipeline& alone, dualrt::Pipeline& to
     TriadRunner one(alone, data, pinned), other(together, data, pinned);
     one.warm_up();
     other.warm_up();
-    // Turns about, each repetition starting with the one that went second before, so that
-    // neither always runs just after the other.
     int taken = 0;
     const auto turn = [&] {
-        TriadRunner& before = taken % 2 == 0 ? one : other;
-        TriadRunner& after = taken % 2 == 0 ? other : one;
-        before.timed_run();
-        after.timed_run();
-        ++taken;
+        in_turns(taken++, [&] { one.timed_run(); }, [&] { other.timed_run(); });
     };
     TogetherRuns runs;
     if (split != nullptr)

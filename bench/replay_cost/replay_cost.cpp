@@ -16,6 +16,7 @@
 #include "native_common.hpp"
 #include "progress.hpp"
 #include "table.hpp"
+#include "turns.hpp"
 
 #include <dualrt/dualrt.hpp>
 
@@ -165,21 +166,19 @@ int run(const dualrt::samples::Args& args) {
     for (int round = 0; round < repetitions; ++round) {
         const std::string of =
             " (round " + std::to_string(round + 1) + " of " + std::to_string(repetitions) + ")";
-        const auto dualrt_round = [&] {
-            progress.step("dualrt" + of);
-            dualrt_rounds.push_back(library_side.round());
-        };
-        if (round % 2 == 0) dualrt_round();
-        progress.step("native" + of);
-        native_rounds.push_back(native->replay_cost(launches, 1));
-        if (round % 2 == 1) dualrt_round();
+        dualrt::samples::in_turns(
+            round,
+            [&] {
+                progress.step("dualrt" + of);
+                dualrt_rounds.push_back(library_side.round());
+            },
+            [&] {
+                progress.step("native" + of);
+                native_rounds.push_back(native->replay_cost(launches, 1));
+            });
     }
     progress.clear();
-    const auto median_of = [](const auto& rounds, double dualrt::bench::ReplayCost::*field) {
-        std::vector<double> values;
-        for (const auto& round : rounds) values.push_back(round.*field);
-        return dualrt::bench::detail::median(std::move(values));
-    };
+    using dualrt::bench::detail::median_of;
     using Cost = dualrt::bench::ReplayCost;
     Cost mine, theirs;
     for (auto field : {&Cost::plain_enqueue_us, &Cost::plain_us, &Cost::replay_enqueue_us,
@@ -238,11 +237,10 @@ int run(const dualrt::samples::Args& args) {
     job.repetitions = 1;
     LibraryJacobi jacobi(device, job);
     std::vector<dualrt::bench::ReplayCost> dualrt_sweeps, native_sweeps;
-    for (int round = 0; round < repetitions; ++round) {
-        if (round % 2 == 0) dualrt_sweeps.push_back(jacobi.round(plain_grid, replayed_grid));
-        native_sweeps.push_back(native->jacobi_replay_cost(job));
-        if (round % 2 == 1) dualrt_sweeps.push_back(jacobi.round(plain_grid, replayed_grid));
-    }
+    for (int round = 0; round < repetitions; ++round)
+        dualrt::samples::in_turns(
+            round, [&] { dualrt_sweeps.push_back(jacobi.round(plain_grid, replayed_grid)); },
+            [&] { native_sweeps.push_back(native->jacobi_replay_cost(job)); });
     for (auto field : {&Cost::plain_enqueue_us, &Cost::plain_us, &Cost::replay_enqueue_us,
                        &Cost::replay_us}) {
         mine.*field = median_of(dualrt_sweeps, field);
