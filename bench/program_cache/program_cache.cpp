@@ -7,6 +7,7 @@
 // context is created before the clock starts, so the times are the builds alone.
 #include "options.hpp"
 #include "csv.hpp"
+#include "native_common.hpp"
 #include "table.hpp"
 
 #include <dualrt/dualrt.hpp>
@@ -133,12 +134,6 @@ ChildRun run_child(char** argv, const fs::path& cache, const fs::path& log,
     return run;
 }
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // A folder for the cache folders, removed at the end.
 struct TempRoot {
     fs::path path;
@@ -198,6 +193,7 @@ int run(const dualrt::samples::Args& args, char** argv) {
         cold.push_back(first.build_ms);
         cached.push_back(second.build_ms);
     }
+    using dualrt::bench::detail::median;
     const double cold_ms = median(cold), cached_ms = median(cached);
     const double speedup = cached_ms > 0.0 ? cold_ms / cached_ms : 0.0;
     const auto [cold_min, cold_max] = std::minmax_element(cold.begin(), cold.end());
