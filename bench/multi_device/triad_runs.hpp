@@ -68,8 +68,8 @@ struct TogetherRuns {
 // largest chunk of `together`'s untimed first run): every way sees the host in the same state.
 // Measured one after the other, the second may meet a host the first left slower (pageable runs
 // of a GPU alone inside a Pipeline over the GPU and PoCL's CPU read 10-20% slower than the same
-// GPU's own Pipeline measured before them), and runs of one way drift by several percent over a
-// minute (four H100s from pinned memory: native split medians of 19.5-21.3 ms in one hour).
+// GPU's own Pipeline measured before them), and one way's medians differ by several percent
+// between runs minutes apart (four H100s from pinned memory: native split 19.5-21.3 ms).
 TogetherRuns run_together_in_turns(dualrt::Pipeline& alone, dualrt::Pipeline& together,
                                    const TriadData& data, bool pinned, int repetitions,
                                    const NativeSplit* split);
