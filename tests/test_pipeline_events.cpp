@@ -11,10 +11,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <atomic>
-#include <mutex>
 #include <numeric>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -563,64 +560,4 @@ TEST_CASE("pipeline events: over several devices, each device takes the lanes it
     CHECK(second.mode == dualrt::PipelineMode::lanes);  // the devices differ
     CHECK(test_contains(second.chunking, "on one queue per stage instead of 4 lanes") ==
           cuda_chose);
-}
-
-namespace {
-
-// A number for the calling thread, new for every thread ever made (a finished thread's
-// std::thread::id may be given to the next one).
-int thread_number() {
-    static std::atomic<int> threads{0};
-    thread_local const int number = ++threads;
-    return number;
-}
-
-}  // namespace
-
-TEST_CASE("pipeline events: over several devices, each device's chunks come from the same thread "
-          "run after run, the first device's from the caller's") {
-    std::vector<std::shared_ptr<test::counting::Device>> impls;
-    std::vector<dualrt::Device> devices;
-    for (int d = 0; d < 3; ++d) {
-        impls.push_back(std::make_shared<test::counting::Device>());
-        devices.emplace_back(impls.back());
-    }
-    dualrt::Pipeline pipeline(devices);
-    const std::size_t n = std::size_t{4} << 20;
-    std::vector<float> in(n), out(n);
-    std::iota(in.begin(), in.end(), 1.0f);
-    std::vector<int> first_threads(devices.size(), 0);  // 0: not seen yet
-    int dealt_runs = 0;
-    for (int run = 0; run < 12; ++run) {
-        CAPTURE(run);
-        std::mutex mutex;
-        std::vector<std::set<int>> threads(devices.size());
-        std::fill(out.begin(), out.end(), std::nanf(""));
-        const auto report = pipeline.run(
-            dualrt::inputs(dualrt::HostArray<const float>(in.data(), n, true)),
-            dualrt::outputs(dualrt::HostArray<float>(out.data(), n, true)), [&](auto& chunk) {
-                {
-                    std::lock_guard<std::mutex> lock(mutex);
-                    threads[chunk.device_index].insert(thread_number());
-                }
-                chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
-            });
-        CHECK(out == in);
-        if (!test_contains(report.chunking, "dealt to 3 devices")) continue;
-        ++dealt_runs;
-        for (std::size_t d = 0; d < devices.size(); ++d) {
-            CAPTURE(d);
-            if (threads[d].empty()) continue;  // it took no chunk this run
-            REQUIRE(threads[d].size() == 1);
-            const int number = *threads[d].begin();
-            if (d == 0) {
-                CHECK(number == thread_number());
-                continue;
-            }
-            CHECK(number != thread_number());
-            if (first_threads[d] == 0) first_threads[d] = number;
-            CHECK(number == first_threads[d]);
-        }
-    }
-    CHECK(dealt_runs >= 2);
 }
