@@ -767,7 +767,8 @@ def mpi(run: Runner, targets: List[Target], quick: bool, info: dict, mpirun: str
         "where CUDA ranks move data through NCCL, it (20 transfers back to back per sample, as "
         "nccl-tests times 20 iterations) and `mpi_collectives` (broadcast and allreduce over "
         "every rank) against NVIDIA's nccl-tests of the same sizes and GPU count, run in the "
-        "same call (out-of-place bus bandwidth).",
+        "same call (out-of-place bus bandwidth). On 2 GPUs `sendrecv_perf` moves data both ways "
+        "at once, each GPU sending to the other; `mpi_bandwidth` moves it one way.",
         ["dualrt", "baseline", "ratio"], [4, 4, 3])
     rows: Dict[tuple, Row] = {}
     devices = info.get("devices", [])
@@ -1000,7 +1001,9 @@ def assemble(pages: List[str], out_path: str) -> int:
             if title not in chosen:
                 order.append(title)
             chosen[title] = text
-    origin = f"This page joins {len(pages)} runs (`--assemble`). " + " ".join(origins)
+    # A page may itself be joined, so the number of runs behind it is not known here: the
+    # sources under each table say which run made it.
+    origin = "This page joins separate runs (`--assemble`). " + " ".join(origins)
     intro = page_intro(origin)
     with open(out_path, "w") as out:
         out.write((intro + "\n" + "\n".join(chosen[t] for t in order)).rstrip("\n") + "\n")
