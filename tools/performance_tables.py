@@ -455,7 +455,7 @@ def stream(run: Runner, targets: List[Target], quick: bool) -> Section:
         "with one input of (a, b) pairs (`pipeline-pairs`) and with automatic chunking "
         "(`pipeline-auto`), against the same blocks hand-written on dualrt's queues "
         "(`pinned-view`, two queues alternating blocks), host clock, the median of `--reps` "
-        "runs. The ratio is GB/s over the hand-written stream's (above 1: the Pipeline is "
+        "runs, the variants in turns (one run of each per round). The ratio is GB/s over the hand-written stream's (above 1: the Pipeline is "
         "faster); auto is the median of its rows over the best fixed chunk size of "
         "`pipeline`.",
         ["Pipeline GB/s", "by hand GB/s", "Pipeline / by hand"], [2, 2, 3])

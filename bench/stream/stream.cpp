@@ -5,7 +5,9 @@
 // application memory, or plain std::vectors. Beside them the same stream hand-written in plain
 // CUDA / plain OpenCL from pinned and from pageable memory, in the same run. GB/s counts the
 // bytes over the bus (3 x the array) over the host-clock time from the first enqueue until both
-// queues are done; every run's output is checked against the host.
+// queues are done; every run's output is checked against the host. dualrt's variants run in
+// turns, one run of each per round, so that the ratios between them (the Pipeline against the
+// same schedule hand-written) compare runs that met the host in the same state.
 #include "options.hpp"
 #include "csv.hpp"
 #include "native_baseline.hpp"
@@ -108,7 +110,8 @@ int run(const dualrt::samples::Args& args, const Plan& plan) {
               << "native baseline: " << native->describe() << "\n"
               << "c = a + s*b, " << format_bytes(plan.array_bytes) << " per array, block k on "
               << "queue k % 2 (upload a_k, b_k; triad; download c_k); 1 warm-up run, then the "
-              << "median of " << repetitions << "; GB/s = 3 x " << format_bytes(plan.array_bytes)
+              << "median of " << repetitions << " (dualrt's variants in turns, run for run; each "
+              << "native stream on its own); GB/s = 3 x " << format_bytes(plan.array_bytes)
               << " / host time from the first enqueue until both queues are done (device GB/s: "
               << "the same over device events); enqueue: host time per block of the enqueue "
               << "loop; every run's c checked against the host (input seed " << seed << ")\n";
@@ -124,27 +127,32 @@ int run(const dualrt::samples::Args& args, const Plan& plan) {
                       info.name, std::move(csv));
     ss::StreamBench bench(device, plan.array_bytes / sizeof(float), repetitions, seed);
     bench.set_pipeline_depth(static_cast<std::size_t>(args.integer("pipeline-depth")));
-    dualrt::samples::Progress progress(args.progress_mode(),
-                                       plan.block_bytes.size() * (2 + plan.variants.size()));
+    dualrt::samples::Progress progress(args.progress_mode(), plan.block_bytes.size() * 3);
     for (const std::size_t block_bytes : plan.block_bytes) {
         bench.set_block(block_bytes / sizeof(float));
         const auto add = [&](const std::string& name, bool is_native, ss::HostMemory memory,
-                             const auto& measure) {
-            progress.step(format_bytes(block_bytes) + " blocks: " + name);
+                             ss::Measurement result) {
             ss::Row row;
             row.name = name;
             row.native = is_native;
             row.memory = memory;
             row.block_bytes = block_bytes;
             row.blocks = bench.blocks().size();
-            row.result = measure();
+            row.result = std::move(result);
             report.add(std::move(row));
         };
-        for (const ss::HostMemory memory : {ss::HostMemory::pinned, ss::HostMemory::pageable})
-            add(memory == ss::HostMemory::pinned ? "native pinned" : "native pageable", true,
-                memory, [&] { return bench.measure_native(*native, memory); });
-        for (const ss::Variant& variant : plan.variants)
-            add(variant.name, false, variant.memory, [&] { return variant.run(bench); });
+        for (const ss::HostMemory memory : {ss::HostMemory::pinned, ss::HostMemory::pageable}) {
+            const std::string name =
+                memory == ss::HostMemory::pinned ? "native pinned" : "native pageable";
+            progress.step(format_bytes(block_bytes) + " blocks: " + name);
+            add(name, true, memory, bench.measure_native(*native, memory));
+        }
+        progress.step(format_bytes(block_bytes) + " blocks: dualrt's variants in turns");
+        std::vector<ss::PreparedStream> prepared;
+        for (const ss::Variant& variant : plan.variants) prepared.push_back(variant.prepare(bench));
+        std::vector<ss::Measurement> measured = bench.measure_in_turns(prepared);
+        for (std::size_t i = 0; i < plan.variants.size(); ++i)
+            add(plan.variants[i].name, false, plan.variants[i].memory, std::move(measured[i]));
     }
     progress.clear();
 
@@ -167,7 +175,10 @@ int main(int argc, char** argv) {
         "stream",
         "c = a + s*b over large host arrays, streamed through two queues in blocks, with the\n"
         "host memory held in several ways, beside the same stream in plain CUDA / plain OpenCL.");
-    args.add_bytes("size", "BYTES", "bytes per array, 16M to 1G", "256M");
+    args.add_bytes("size", "BYTES",
+                   "bytes per array, 16M to 1G (each variant holds three arrays while they run "
+                   "in turns)",
+                   "256M");
     args.add_text("blocks", "LIST", "block sizes (bytes of each array per block)",
                   "64K,256K,1M,4M,16M");
     args.add_text("variants", "LIST", "the variants to measure, or all", "all");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <utility>
 
 namespace dualrt::samples::stream {
@@ -86,27 +87,32 @@ void StreamBench::triad(Block& block) {
                        block.whole.b, block.whole.c);
 }
 
-Measurement StreamBench::measure(const HostBlocks& host,
-                                 const std::function<void(Block&)>& enqueue) {
-    job_.scale = next_scale();
+void StreamBench::poison_device_buffers() {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t q = 0; q < stream_queues; ++q) {
+        for (const Buffer<float>* buffer : {&slots_[q].a, &slots_[q].b, &slots_[q].c})
+            queues_[q].fill(*buffer, nan);
+        queues_[q].finish();
+    }
+}
+
+PreparedStream StreamBench::prepare(const HostBlocks& host, std::function<void(Block&)> enqueue) {
+    const float scale = next_scale();
     for (const Block& block : blocks_) {
         std::memcpy(host.a[block.index], job_.a + block.offset, block.count * sizeof(float));
         std::memcpy(host.b[block.index], job_.b + block.offset, block.count * sizeof(float));
     }
-    // NaN in the device buffers too, so a block whose upload went missing cannot pass on what
-    // the variant before left there.
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (std::size_t q = 0; q < stream_queues; ++q)
-        for (const Buffer<float>* buffer : {&slots_[q].a, &slots_[q].b, &slots_[q].c})
-            queues_[q].fill(*buffer, nan);
-
-    const auto c_at = [&](std::size_t i) {
+    const auto c_at = [this, c = host.c](std::size_t i) {
         const std::size_t k = i / job_.block_elements;
-        return host.c[k][i - blocks_[k].offset];
+        return c[k][i - blocks_[k].offset];
     };
-    std::string wrong;
-    const auto once = [&]() -> StreamTiming {
+    auto wrong = std::make_shared<std::string>();
+    PreparedStream prepared;
+    prepared.once = [this, host, enqueue = std::move(enqueue), c_at, scale,
+                     wrong]() -> StreamTiming {
+        job_.scale = scale;
         for (const Block& block : blocks_) poison(host.c[block.index], block.count);
+        poison_device_buffers();
         bench::detail::StreamClocks clocks;
         clocks.begin = Clock::now();
         const Event start = queues_[0].record();
@@ -122,41 +128,69 @@ Measurement StreamBench::measure(const HostBlocks& host,
         double device_ms = 0.0;
         for (const Event& stop : stops)
             device_ms = std::max(device_ms, Event::elapsed_ms(start, stop));
-        if (wrong.empty()) wrong = check_triad(job_, c_at, false);
+        if (wrong->empty()) *wrong = check_triad(job_, c_at, false);
         return bench::detail::stream_timing(clocks, device_ms, blocks_.size());
     };
-    Measurement result;
-    result.timing = bench::detail::median_of_runs(job_, once);
-    if (wrong.empty()) wrong = check_triad(job_, c_at, true);
-    result.wrong = std::move(wrong);
-    return result;
+    prepared.check = [this, c_at, scale, wrong] {
+        job_.scale = scale;
+        if (wrong->empty()) *wrong = check_triad(job_, c_at, true);
+        return *wrong;
+    };
+    return prepared;
 }
 
-Measurement StreamBench::measure_run(const FillInputs& fill, float* c,
-                                     const std::function<double()>& run) {
-    job_.scale = next_scale();
+PreparedStream StreamBench::prepare_run(const FillInputs& fill, float* c,
+                                        std::function<double()> run) {
+    const float scale = next_scale();
     fill(job_.a, job_.b, job_.elements);
-    const auto c_at = [&](std::size_t i) { return c[i]; };
-    std::string wrong;
-    double first_wall_ms = -1.0;
-    const auto once = [&]() -> StreamTiming {
+    const auto c_at = [c](std::size_t i) { return c[i]; };
+    auto wrong = std::make_shared<std::string>();
+    PreparedStream prepared;
+    prepared.once = [this, c, c_at, run = std::move(run), scale, wrong]() -> StreamTiming {
+        job_.scale = scale;
         poison(c, job_.elements);
         bench::detail::StreamClocks clocks;
         clocks.begin = clocks.loop_begin = Clock::now();
         const double device_ms = run();
         clocks.loop_end = clocks.end = Clock::now();
-        if (wrong.empty()) wrong = check_triad(job_, c_at, false);
-        const StreamTiming timing = bench::detail::stream_timing(clocks, device_ms, 1);
-        if (first_wall_ms < 0.0) first_wall_ms = timing.wall_ms;
+        if (wrong->empty()) *wrong = check_triad(job_, c_at, false);
+        StreamTiming timing = bench::detail::stream_timing(clocks, device_ms, 1);
+        timing.enqueue_us = 0.0;  // the run's own loop: not timed apart
         return timing;
     };
-    Measurement result;
-    result.timing = bench::detail::median_of_runs(job_, once);
-    result.timing.enqueue_us = 0.0;  // the run's own loop: not timed apart
-    result.first_wall_ms = first_wall_ms;
-    if (wrong.empty()) wrong = check_triad(job_, c_at, true);
-    result.wrong = std::move(wrong);
-    return result;
+    prepared.check = [this, c_at, scale, wrong] {
+        job_.scale = scale;
+        if (wrong->empty()) *wrong = check_triad(job_, c_at, true);
+        return *wrong;
+    };
+    return prepared;
+}
+
+std::vector<Measurement> StreamBench::measure_in_turns(const std::vector<PreparedStream>& streams) {
+    const std::size_t n = streams.size();
+    for (const PreparedStream& stream : streams)
+        stream.once();  // first touches of memory and device buffers, lazy driver set-up
+    std::vector<std::vector<StreamTiming>> runs(n);
+    for (int round = 0; round < job_.repetitions; ++round)
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t which = (static_cast<std::size_t>(round) + i) % n;
+            runs[which].push_back(streams[which].once());
+        }
+    std::vector<Measurement> measured(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::vector<double> wall, device, enqueue;
+        for (const StreamTiming& timing : runs[i]) {
+            wall.push_back(timing.wall_ms);
+            device.push_back(timing.device_ms);
+            enqueue.push_back(timing.enqueue_us);
+        }
+        measured[i].timing = {bench::detail::median(std::move(wall)),
+                              bench::detail::median(std::move(device)),
+                              bench::detail::median(std::move(enqueue))};
+        measured[i].wrong = streams[i].check();
+        measured[i].first_wall_ms = streams[i].first_wall_ms;
+    }
+    return measured;
 }
 
 Measurement StreamBench::measure_native(bench::NativeBaseline& native, HostMemory memory) {

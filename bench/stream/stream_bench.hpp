@@ -46,11 +46,21 @@ struct HostBlocks {
 struct Measurement {
     StreamTiming timing;
     std::string wrong;
-    double first_wall_ms = 0.0;  // measure_run: the untimed first run (Pipeline auto: a fresh
-                                 // Pipeline's first), host clock; 0 elsewhere
+    double first_wall_ms = 0.0;  // Pipeline auto: a fresh Pipeline's first run, untimed, host
+                                 // clock; 0 elsewhere
 };
 
-// How measure_run fills a variant's inputs with the reference a and b (elements [0, n)).
+// A variant set up to run (its host memory filled with the inputs, its Pipeline made): `once`
+// streams the arrays one time and returns its timing, checking a sample of c; `check` checks the
+// whole of c after the last run ("" or what was wrong, in any run). The closures own what the
+// variant allocated, so several prepared variants can run in turns.
+struct PreparedStream {
+    std::function<StreamTiming()> once;
+    std::function<std::string()> check;
+    double first_wall_ms = 0.0;  // as in Measurement
+};
+
+// How prepare_run fills a variant's inputs with the reference a and b (elements [0, n)).
 using FillInputs = std::function<void(const float* a, const float* b, std::size_t n)>;
 
 class StreamBench {
@@ -85,19 +95,25 @@ public:
     // as the native baselines launch it).
     void triad(Block& block);
 
-    // Times a variant. Draws a fresh s, copies the reference a and b into `host`, poisons the
-    // device buffers, then runs the stream once untimed and job().repetitions times timed. A run
-    // poisons c, records a start event on queue 0 (queue 1 waits for it), calls `enqueue` for
-    // every block in order, records an end event on each queue and finishes both; c is
-    // spot-checked after every run and checked whole after the last.
-    Measurement measure(const HostBlocks& host, const std::function<void(Block&)>& enqueue);
+    // Sets up a variant whose copies `enqueue` names: draws its own s and copies the reference
+    // a and b into `host`. Each run then poisons c and the device buffers (NaN, so that a block
+    // whose upload went missing cannot pass on what an earlier run left there), records a start
+    // event on queue 0 (queue 1 waits for it), calls `enqueue` for every block in order, records
+    // an end event on each queue and finishes both.
+    PreparedStream prepare(const HostBlocks& host, std::function<void(Block&)> enqueue);
 
-    // Times a stream that brings its own queues and schedule (a Pipeline): like measure(), but
-    // `run` streams the whole arrays once and returns its own device time (0: none) and blocks
-    // until c is complete. `fill` puts the reference a and b into the variant's arrays; `c` is
-    // the whole output array. Draws a fresh s (scale() reads it inside `run`).
-    Measurement measure_run(const FillInputs& fill, float* c, const std::function<double()>& run);
-    float scale() const { return job_.scale; }
+    // Sets up a stream that brings its own queues and schedule (a Pipeline): like prepare(), but
+    // `run` streams the whole arrays once, returns its own device time (0: none) and blocks until
+    // c is complete. `fill` puts the reference a and b into the variant's arrays; `c` is the
+    // whole output array; scale() is the variant's s while `run` runs.
+    PreparedStream prepare_run(const FillInputs& fill, float* c, std::function<double()> run);
+
+    // Times prepared variants in turns: one untimed run of each, then job().repetitions rounds
+    // of one run each, every round starting one variant further on (so that none always runs
+    // after the same other). The medians of each, in the order given.
+    std::vector<Measurement> measure_in_turns(const std::vector<PreparedStream>& streams);
+
+    float scale() const { return job_.scale; }  // the running variant's s
     const Kernel& triad_kernel() const { return triad_; }
     // PipelineOptions::depth of the Pipeline variants (0: the library's default; with lanes,
     // also their number of queues).
@@ -110,6 +126,8 @@ public:
 
 private:
     float next_scale();
+    // NaN in both queues' device buffers, finished before a run's timing starts.
+    void poison_device_buffers();
 
     Device device_;
     Queue queues_[bench::detail::stream_queues];

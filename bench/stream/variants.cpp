@@ -1,24 +1,32 @@
 // The variants that need only today's API, and the table of all of them.
 #include "variants.hpp"
 
+#include <memory>
+#include <vector>
+
 namespace dualrt::samples::stream {
 
 // One HostBuffer per block of each array: every copy is a whole HostBuffer, DMA.
-Measurement pinned_per_block(StreamBench& bench) {
-    std::vector<HostBuffer<float>> a, b, c;
+PreparedStream pinned_per_block(StreamBench& bench) {
+    struct Arrays {
+        std::vector<HostBuffer<float>> a, b, c;
+    };
+    auto arrays = std::make_shared<Arrays>();
     for (const Block& block : bench.blocks())
-        for (auto* array : {&a, &b, &c})
+        for (auto* array : {&arrays->a, &arrays->b, &arrays->c})
             array->push_back(bench.device().alloc_host<float>(block.count));
-    return bench.measure(bench.per_block(a, b, c), [&](Block& block) {
-        block.queue.copy(block.exact.a, a[block.index]);
-        block.queue.copy(block.exact.b, b[block.index]);
-        bench.triad(block);
-        block.queue.copy(c[block.index], block.exact.c);
-    });
+    return bench.prepare(bench.per_block(arrays->a, arrays->b, arrays->c),
+                         [&bench, arrays](Block& block) {
+                             block.queue.copy(block.exact.a, arrays->a[block.index]);
+                             block.queue.copy(block.exact.b, arrays->b[block.index]);
+                             bench.triad(block);
+                             block.queue.copy(arrays->c[block.index], block.exact.c);
+                         });
 }
 
-Measurement stream_through_pointers(StreamBench& bench, float* a, float* b, float* c) {
-    return bench.measure(bench.contiguous(a, b, c), [&](Block& block) {
+PreparedStream stream_through_pointers(StreamBench& bench, std::shared_ptr<const void> owner,
+                                       float* a, float* b, float* c) {
+    return bench.prepare(bench.contiguous(a, b, c), [&bench, owner, a, b, c](Block& block) {
         block.queue.copy(block.exact.a, a + block.offset, block.count);
         block.queue.copy(block.exact.b, b + block.offset, block.count);
         bench.triad(block);
@@ -28,20 +36,31 @@ Measurement stream_through_pointers(StreamBench& bench, float* a, float* b, floa
 
 // One HostBuffer per array, copied through plain pointers into it. Until dualrt recognises a
 // pointer inside its own pinned memory, these copies are staged like pageable ones.
-Measurement pinned_pointer(StreamBench& bench) {
+PreparedStream pinned_pointer(StreamBench& bench) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
-    HostBuffer<float> a = device.alloc_host<float>(n), b = device.alloc_host<float>(n),
-                      c = device.alloc_host<float>(n);
-    return stream_through_pointers(bench, a.data(), b.data(), c.data());
+    struct Arrays {
+        HostBuffer<float> a, b, c;
+    };
+    auto arrays = std::make_shared<Arrays>(
+        Arrays{device.alloc_host<float>(n), device.alloc_host<float>(n),
+               device.alloc_host<float>(n)});
+    return stream_through_pointers(bench, arrays, arrays->a.data(), arrays->b.data(),
+                                   arrays->c.data());
 }
 
 // Plain std::vectors: dualrt stages blocks from the staging threshold up through its pinned
 // pool, and hands smaller ones to the driver's pageable path.
-Measurement pageable(StreamBench& bench) {
+PreparedStream pageable(StreamBench& bench) {
     const std::size_t n = bench.job().elements;
-    std::vector<float> a(n), b(n), c(n);  // value-initialized: every page touched
-    return stream_through_pointers(bench, a.data(), b.data(), c.data());
+    struct Arrays {
+        std::vector<float> a, b, c;
+    };
+    // Value-initialized: every page touched.
+    auto arrays = std::make_shared<Arrays>(
+        Arrays{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)});
+    return stream_through_pointers(bench, arrays, arrays->a.data(), arrays->b.data(),
+                                   arrays->c.data());
 }
 
 const std::vector<Variant>& variants() {

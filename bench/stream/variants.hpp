@@ -1,10 +1,12 @@
-// The ways a program holds its host memory while it streams, each a function that runs the same
-// block schedule (StreamBench) with its own host arrays and its own way of naming them in copies.
-// Adding a variant is a function of this signature and one line in the table (variants.cpp).
+// The ways a program holds its host memory while it streams, each a function that sets up the
+// same block schedule (StreamBench) with its own host arrays and its own way of naming them in
+// copies. Adding a variant is a function of this signature and one line in the table
+// (variants.cpp).
 #pragma once
 
 #include "stream_bench.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,26 +18,28 @@ struct Variant {
     HostMemory memory;  // pinned: compared with the native pinned stream, target 0.95;
                         // pageable: also with the native pageable one, target 0.80 of native
                         // pinned where dualrt stages the copies (blocks from the staging threshold)
-    Measurement (*run)(StreamBench& bench);
+    PreparedStream (*prepare)(StreamBench& bench);
 };
 
 // This build's variants, in the order of the tables.
 const std::vector<Variant>& variants();
 
 // The variant functions (variants.cpp, variants_held_whole.cpp).
-Measurement pinned_per_block(StreamBench& bench);
-Measurement pinned_pointer(StreamBench& bench);
-Measurement pageable(StreamBench& bench);
-Measurement pinned_view(StreamBench& bench);
-Measurement registered(StreamBench& bench);
+PreparedStream pinned_per_block(StreamBench& bench);
+PreparedStream pinned_pointer(StreamBench& bench);
+PreparedStream pageable(StreamBench& bench);
+PreparedStream pinned_view(StreamBench& bench);
+PreparedStream registered(StreamBench& bench);
 // Through dualrt::Pipeline (variants_pipeline.cpp): two inputs and one output in chunks of the
 // block size, one input of interleaved (a, b) pairs likewise, and two inputs with automatic
 // chunking.
-Measurement pipeline_two_inputs(StreamBench& bench);
-Measurement pipeline_pairs(StreamBench& bench);
-Measurement pipeline_auto(StreamBench& bench);
+PreparedStream pipeline_two_inputs(StreamBench& bench);
+PreparedStream pipeline_pairs(StreamBench& bench);
+PreparedStream pipeline_auto(StreamBench& bench);
 
-// The stream with every copy given a plain pointer into whole arrays (pinned or pageable).
-Measurement stream_through_pointers(StreamBench& bench, float* a, float* b, float* c);
+// The stream with every copy given a plain pointer into whole arrays (pinned or pageable) that
+// `owner` keeps alive.
+PreparedStream stream_through_pointers(StreamBench& bench, std::shared_ptr<const void> owner,
+                                       float* a, float* b, float* c);
 
 }  // namespace dualrt::samples::stream

@@ -9,15 +9,18 @@
 namespace dualrt::samples::stream {
 namespace {
 
-// Copies every block through views of three whole HostBuffers (dualrt's own or registered).
-Measurement stream_through_views(StreamBench& bench, const HostBuffer<float>& a,
-                                 const HostBuffer<float>& b, const HostBuffer<float>& c) {
-    return bench.measure(bench.contiguous(a.data(), b.data(), c.data()), [&](Block& block) {
-        block.queue.copy(block.exact.a, a.view(block.offset, block.count));
-        block.queue.copy(block.exact.b, b.view(block.offset, block.count));
-        bench.triad(block);
-        block.queue.copy(c.view(block.offset, block.count), block.exact.c);
-    });
+// Copies every block through views of three whole HostBuffers (dualrt's own or registered),
+// which `owner` keeps alive.
+PreparedStream stream_through_views(StreamBench& bench, std::shared_ptr<const void> owner,
+                                    const HostBuffer<float>& a, const HostBuffer<float>& b,
+                                    const HostBuffer<float>& c) {
+    return bench.prepare(bench.contiguous(a.data(), b.data(), c.data()),
+                         [&bench, owner, a = &a, b = &b, c = &c](Block& block) {
+                             block.queue.copy(block.exact.a, a->view(block.offset, block.count));
+                             block.queue.copy(block.exact.b, b->view(block.offset, block.count));
+                             bench.triad(block);
+                             block.queue.copy(c->view(block.offset, block.count), block.exact.c);
+                         });
 }
 
 // Memory the application allocated itself. Page-aligned and a whole number of pages, so that
@@ -38,26 +41,38 @@ AppMemory allocate_app_memory(std::size_t elements) {
 }  // namespace
 
 // One HostBuffer per array, each block copied through host.view(offset, count).
-Measurement pinned_view(StreamBench& bench) {
+PreparedStream pinned_view(StreamBench& bench) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
-    return stream_through_views(bench, device.alloc_host<float>(n), device.alloc_host<float>(n),
-                                device.alloc_host<float>(n));
+    struct Arrays {
+        HostBuffer<float> a, b, c;
+    };
+    auto arrays = std::make_shared<Arrays>(
+        Arrays{device.alloc_host<float>(n), device.alloc_host<float>(n),
+               device.alloc_host<float>(n)});
+    return stream_through_views(bench, arrays, arrays->a, arrays->b, arrays->c);
 }
 
 // The application's own arrays, registered once (outside the timing, as pinning is slow) and
 // copied through views of the registered buffers.
-Measurement registered(StreamBench& bench) {
+PreparedStream registered(StreamBench& bench) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
-    // Declared first, freed last: the registered HostBuffers below must go (unpinning the
-    // memory) while it is still allocated. measure() has finished both queues by then.
-    const AppMemory a = allocate_app_memory(n), b = allocate_app_memory(n),
-                    c = allocate_app_memory(n);
-    const HostBuffer<float> pinned_a = device.register_host(a.get(), n),
-                            pinned_b = device.register_host(b.get(), n),
-                            pinned_c = device.register_host(c.get(), n);
-    return stream_through_views(bench, pinned_a, pinned_b, pinned_c);
+    struct Arrays {
+        // Declared first, freed last: the registered HostBuffers must go (unpinning the memory)
+        // while it is still allocated. Every run has finished both queues by then.
+        AppMemory a, b, c;
+        HostBuffer<float> pinned_a, pinned_b, pinned_c;
+    };
+    auto arrays = std::make_shared<Arrays>();
+    arrays->a = allocate_app_memory(n);
+    arrays->b = allocate_app_memory(n);
+    arrays->c = allocate_app_memory(n);
+    arrays->pinned_a = device.register_host(arrays->a.get(), n);
+    arrays->pinned_b = device.register_host(arrays->b.get(), n);
+    arrays->pinned_c = device.register_host(arrays->c.get(), n);
+    return stream_through_views(bench, arrays, arrays->pinned_a, arrays->pinned_b,
+                                arrays->pinned_c);
 }
 
 }  // namespace dualrt::samples::stream

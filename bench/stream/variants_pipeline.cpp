@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace dualrt::samples::stream {
@@ -26,25 +27,33 @@ Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
     return Pipeline(bench.device(), options);
 }
 
-Measurement two_inputs(StreamBench& bench, Chunking chunking) {
+PreparedStream two_inputs(StreamBench& bench, Chunking chunking) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
-    HostBuffer<float> a = device.alloc_host<float>(n), b = device.alloc_host<float>(n),
-                      c = device.alloc_host<float>(n);
-    Pipeline pipeline = make_pipeline(bench, chunking);
+    struct State {
+        HostBuffer<float> a, b, c;
+        Pipeline pipeline;
+    };
+    auto state = std::make_shared<State>(
+        State{device.alloc_host<float>(n), device.alloc_host<float>(n),
+              device.alloc_host<float>(n), make_pipeline(bench, chunking)});
     const Kernel& triad = bench.triad_kernel();
     const auto fill = [&](const float* ra, const float* rb, std::size_t count) {
-        std::memcpy(a.data(), ra, count * sizeof(float));
-        std::memcpy(b.data(), rb, count * sizeof(float));
+        std::memcpy(state->a.data(), ra, count * sizeof(float));
+        std::memcpy(state->b.data(), rb, count * sizeof(float));
     };
-    const auto run = [&] {
+    const auto run = [&bench, &triad, state] {
         const float s = bench.scale();
-        return pipeline.run(inputs(a, b), outputs(c), [&](auto& chunk) {
-            auto [da, db] = chunk.inputs;
-            auto [dc] = chunk.outputs;
-            chunk.queue.launch(triad, {chunk.size()}, {bench::detail::triad_local_size},
-                               static_cast<std::uint32_t>(chunk.size()), s, da, db, dc);
-        });
+        return state->pipeline.run(inputs(state->a, state->b), outputs(state->c),
+                                   [&](auto& chunk) {
+                                       auto [da, db] = chunk.inputs;
+                                       auto [dc] = chunk.outputs;
+                                       chunk.queue.launch(
+                                           triad, {chunk.size()},
+                                           {bench::detail::triad_local_size},
+                                           static_cast<std::uint32_t>(chunk.size()), s, da, db,
+                                           dc);
+                                   });
     };
     double first_wall_ms = 0.0;
     if (chunking.kind() == Chunking::Kind::automatic) {
@@ -56,40 +65,48 @@ Measurement two_inputs(StreamBench& bench, Chunking chunking) {
                             std::chrono::steady_clock::now() - began)
                             .count();
     }
-    Measurement result =
-        bench.measure_run(fill, c.data(), [&] { return run().measured_ms; });
-    if (first_wall_ms > 0.0) result.first_wall_ms = first_wall_ms;
-    return result;
+    PreparedStream prepared =
+        bench.prepare_run(fill, state->c.data(), [run] { return run().measured_ms; });
+    prepared.first_wall_ms = first_wall_ms;
+    return prepared;
 }
 
 }  // namespace
 
-Measurement pipeline_two_inputs(StreamBench& bench) {
+PreparedStream pipeline_two_inputs(StreamBench& bench) {
     return two_inputs(bench, Chunking::elements(bench.job().block_elements));
 }
 
-Measurement pipeline_auto(StreamBench& bench) {
+PreparedStream pipeline_auto(StreamBench& bench) {
     return two_inputs(bench, Chunking::automatic());
 }
 
-Measurement pipeline_pairs(StreamBench& bench) {
+PreparedStream pipeline_pairs(StreamBench& bench) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
-    HostBuffer<Pair> ab = device.alloc_host<Pair>(n);
-    HostBuffer<float> c = device.alloc_host<float>(n);
-    Pipeline pipeline = make_pipeline(bench, Chunking::elements(bench.job().block_elements));
-    const Kernel triad_pairs = device.kernel("triad_pairs");  // built here, outside the timing
+    struct State {
+        HostBuffer<Pair> ab;
+        HostBuffer<float> c;
+        Pipeline pipeline;
+        Kernel triad_pairs;
+    };
+    auto state = std::make_shared<State>(
+        State{device.alloc_host<Pair>(n), device.alloc_host<float>(n),
+              make_pipeline(bench, Chunking::elements(bench.job().block_elements)),
+              device.kernel("triad_pairs")});  // built here, outside the timing
     const auto fill = [&](const float* ra, const float* rb, std::size_t count) {
-        Pair* pairs = ab.data();
+        Pair* pairs = state->ab.data();
         for (std::size_t i = 0; i < count; ++i) pairs[i] = Pair{ra[i], rb[i]};
     };
-    return bench.measure_run(fill, c.data(), [&] {
+    return bench.prepare_run(fill, state->c.data(), [&bench, state] {
         const float s = bench.scale();
-        const PipelineReport report = pipeline.run(ab, c, [&](Chunk<Pair, float>& chunk) {
-            chunk.queue.launch(triad_pairs, {chunk.size()}, {bench::detail::triad_local_size},
-                               static_cast<std::uint32_t>(chunk.size()), s, chunk.input,
-                               chunk.output);
-        });
+        const PipelineReport report =
+            state->pipeline.run(state->ab, state->c, [&](Chunk<Pair, float>& chunk) {
+                chunk.queue.launch(state->triad_pairs, {chunk.size()},
+                                   {bench::detail::triad_local_size},
+                                   static_cast<std::uint32_t>(chunk.size()), s, chunk.input,
+                                   chunk.output);
+            });
         return report.measured_ms;
     });
 }
