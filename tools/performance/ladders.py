@@ -1,4 +1,5 @@
-"""The kernel ladders: each sample's rungs against the vendor library or native code."""
+"""The kernel ladders: each family's best rung against its yardstick (CUB, a copy kernel, cuBLAS),
+and how far the OpenCL and CUDA twins of a rung differ."""
 
 from typing import Dict, List
 

@@ -1,4 +1,5 @@
-"""The several-devices section: multi_device, one Pipeline over devices against the native split."""
+"""The several-devices section: multi_device, one Pipeline over devices against the fastest alone
+and against the native split."""
 
 from typing import Dict, List
 
