@@ -166,7 +166,8 @@ PreparedStream StreamBench::prepare_run(const FillInputs& fill, float* c,
     return prepared;
 }
 
-std::vector<Measurement> StreamBench::measure_in_turns(const std::vector<PreparedStream>& streams) {
+std::vector<Measurement> StreamBench::measure_in_turns(
+    const std::vector<PreparedStream>& streams) {
     const std::size_t n = streams.size();
     for (const PreparedStream& stream : streams)
         stream.once();  // first touches of memory and device buffers, lazy driver set-up
@@ -178,15 +179,10 @@ std::vector<Measurement> StreamBench::measure_in_turns(const std::vector<Prepare
         }
     std::vector<Measurement> measured(n);
     for (std::size_t i = 0; i < n; ++i) {
-        std::vector<double> wall, device, enqueue;
-        for (const StreamTiming& timing : runs[i]) {
-            wall.push_back(timing.wall_ms);
-            device.push_back(timing.device_ms);
-            enqueue.push_back(timing.enqueue_us);
-        }
-        measured[i].timing = {bench::detail::median(std::move(wall)),
-                              bench::detail::median(std::move(device)),
-                              bench::detail::median(std::move(enqueue))};
+        using bench::detail::median_of;
+        measured[i].timing = {median_of(runs[i], &StreamTiming::wall_ms),
+                              median_of(runs[i], &StreamTiming::device_ms),
+                              median_of(runs[i], &StreamTiming::enqueue_us)};
         measured[i].wrong = streams[i].check();
         measured[i].first_wall_ms = streams[i].first_wall_ms;
     }
