@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+using dualrt::detail::PinnedSide;
+
 namespace {
 
 std::vector<unsigned char> random_bytes(std::size_t n, std::mt19937& engine) {
@@ -65,8 +67,11 @@ std::vector<int> failures_from_threads(int threads, int rounds, std::size_t byte
     for (int t = 0; t < threads; ++t)
         callers.emplace_back([&, t] {
             auto& copier = copier_of(t);
+            // Uploads and downloads alternate, so jobs of different widths follow each other.
+            bool upload = false;
             const auto pooled = [&](void* d, const void* s, std::size_t n) {
-                copier.copy(d, s, n);
+                upload = !upload;
+                copier.copy(d, s, n, upload ? PinnedSide::into : PinnedSide::out_of);
             };
             std::mt19937 mine(seed + static_cast<unsigned>(t));
             for (int i = 0; i < rounds; ++i)
@@ -85,14 +90,31 @@ TEST_CASE("parallel copy: the pool splits large copies and serves several caller
     INFO("seed " << seed);
     dualrt::detail::ParallelCopier copier(4);
     CHECK(copier.threads() == 4);
-    const auto pooled = [&](void* d, const void* s, std::size_t n) { copier.copy(d, s, n); };
     std::mt19937 engine(seed);
-    for (std::size_t n : {std::size_t{1000}, std::size_t{3} << 20, (std::size_t{5} << 20) + 77})
-        CHECK(copies_exactly(pooled, n, 5, 7, engine));
+    for (const PinnedSide side : {PinnedSide::into, PinnedSide::out_of}) {
+        const auto pooled = [&](void* d, const void* s, std::size_t n) {
+            copier.copy(d, s, n, side);
+        };
+        // One piece; two, the other threads left asleep; every thread.
+        for (std::size_t n : {std::size_t{1000}, std::size_t{256} << 10, std::size_t{3} << 20,
+                              (std::size_t{5} << 20) + 77})
+            CHECK(copies_exactly(pooled, n, 5, 7, engine));
+    }
     // A stream of jobs from four threads at once, each checking its own copies.
     CHECK(failures_from_threads(4, 20, std::size_t{1} << 20, 0, seed,
                                 [&](int) -> dualrt::detail::ParallelCopier& { return copier; }) ==
           std::vector<int>(4, 0));
+}
+
+TEST_CASE("parallel copy: downloads take half the threads unless the user chose the count") {
+    dualrt::detail::ParallelCopier chosen_by_default(5);
+    CHECK(chosen_by_default.threads(PinnedSide::into) == 5);
+    CHECK(chosen_by_default.threads(PinnedSide::out_of) == 3);
+    dualrt::detail::ParallelCopier chosen_by_user(5, true);
+    CHECK(chosen_by_user.threads(PinnedSide::into) == 5);
+    CHECK(chosen_by_user.threads(PinnedSide::out_of) == 5);
+    dualrt::detail::ParallelCopier alone(1);
+    CHECK(alone.threads(PinnedSide::out_of) == 1);
 }
 
 TEST_CASE("parallel copy: each owner has a copier of its own, and they copy side by side") {

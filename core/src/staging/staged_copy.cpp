@@ -33,7 +33,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
         if (lent.last_use(i))  // its previous DMA has read it
             profile.dma_wait([&] { lent.last_use(i)->wait(); });
         const std::size_t length = staging_piece_at(done, bytes, piece);
-        profile.host_copy([&] { copier.copy(slot.data, source + done, length); });
+        profile.host_copy([&] { copier.copy(slot.data, source + done, length, PinnedSide::into); });
         profile.enqueue([&] {
             last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
         });
@@ -41,7 +41,8 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
         done += length;
     }
     pool.count_staged(bytes);
-    profile.report("upload", bytes, pieces, piece, lent.size(), copier.threads());
+    profile.report("upload", bytes, pieces, piece, lent.size(),
+                   copier.threads(PinnedSide::into));
     if (sync == Sync::blocking) last->wait();
     return last;
 }
@@ -88,12 +89,14 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
         last = lent.last_use(landed.slot);
         profile.dma_wait([&] { last->wait(); });
         profile.host_copy([&] {
-            copier.copy(destination + landed.offset, lent.slot(landed.slot).data, landed.length);
+            copier.copy(destination + landed.offset, lent.slot(landed.slot).data, landed.length,
+                        PinnedSide::out_of);
         });
         if (enqueued < bytes) enqueue_into(landed.slot);
     }
     pool.count_staged(bytes);
-    profile.report("download", bytes, pieces, piece, lent.size(), copier.threads());
+    profile.report("download", bytes, pieces, piece, lent.size(),
+                   copier.threads(PinnedSide::out_of));
     return last;
 }
 

@@ -175,7 +175,7 @@ void ChunkScheduler::upload(std::size_t i) {
             // The pinned buffer's previous DMA has to have read it before the host refills it.
             if (!staged && i >= staging_slots_) in_flight(i - staging_slots_).uploaded.wait();
             unsigned char* pinned = ring[i % staging_slots_].data;
-            copier_.copy(pinned, source, range.count * side.elem_size);
+            copier_.copy(pinned, source, range.count * side.elem_size, PinnedSide::into);
             source = pinned;
             staged = true;
         }
@@ -319,7 +319,7 @@ void ChunkScheduler::retire(std::size_t i) {
         const HostSide& side = arrays_.outputs[k];
         copier_.copy(
             static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size,
-            ring[i % staging_slots_].data, chunk.count * side.elem_size);
+            ring[i % staging_slots_].data, chunk.count * side.elem_size, PinnedSide::out_of);
     }
 }
 
