@@ -2,6 +2,7 @@
 // lanes and pinned memory a chunk is its enqueues and nothing else; with stage queues, the waits
 // between stages; timed events only at the run's start and end and on the timed chunks.
 #include "pipeline_counting_backend.hpp"
+#include "tune/lane_choice.hpp"
 
 #include <dualrt/dualrt.hpp>
 
@@ -394,12 +395,16 @@ struct LaneRuns {
     bool correct = true;
 };
 
-// `runs` runs of c = a + b (as two device copies: the compute) over 64 chunks on a counting
-// device of `kind` whose engines take `costs`, with lanes of `depth` (0: the library's 4), the
-// mode `mode` (automatic: the library's).
+// Elements of a float chunk large enough for one queue per stage.
+constexpr std::size_t stage_queue_chunk = dualrt::detail::min_stage_queue_chunk_bytes / 4;
+
+// `runs` runs of c = a + b (as two device copies: the compute) over 64 chunks of
+// `chunk_elements` on a counting device of `kind` whose engines take `costs`, with lanes of
+// `depth` (0: the library's 4), the mode `mode` (automatic: the library's).
 LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int runs,
                    dualrt::PipelineMode mode = dualrt::PipelineMode::automatic,
-                   dualrt::Backend kind = dualrt::Backend::cuda) {
+                   dualrt::Backend kind = dualrt::Backend::cuda,
+                   std::size_t chunk_elements = stage_queue_chunk) {
     auto backend = std::make_shared<test::counting::Device>(kind);
     backend->costs = costs;
     const dualrt::Device device(backend);
@@ -408,7 +413,7 @@ LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int ru
     options.depth = depth;
     options.mode = mode;
     dualrt::Pipeline pipeline(device, options);
-    const std::size_t n = 64 * 1024;
+    const std::size_t n = 64 * chunk_elements;
     std::vector<float> a(n), b(n), c(n), d(n);
     std::iota(a.begin(), a.end(), 1.0f);
     std::iota(b.begin(), b.end(), 7.0f);
@@ -458,6 +463,19 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
         CHECK(test_contains(even.reports[run].chunking,
                             "on one queue per stage instead of 4 lanes"));
     }
+    // Chunks too small for stage queues to pay for their hand-offs (the host, not the device,
+    // sets their pace) take two lanes instead, and the report says why.
+    const LaneRuns small = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3,
+                                     dualrt::PipelineMode::automatic, dualrt::Backend::cuda,
+                                     stage_queue_chunk / 64);
+    CHECK(small.correct);
+    for (std::size_t run = 1; run < small.reports.size(); ++run) {
+        INFO(small.reports[run].summary());
+        CHECK(small.reports[run].mode == dualrt::PipelineMode::lanes);
+        CHECK(small.reports[run].queues == 2);
+        CHECK(test_contains(small.reports[run].chunking, "on 2 of 4 lanes"));
+        CHECK(test_contains(small.reports[run].chunking, "chunks of 4 KiB, under the 256 KiB"));
+    }
     // Lanes asked for stay lanes, and so do an OpenCL device's (each wait between its queues
     // would be a marker): balanced stages keep all four.
     for (const LaneRuns& kept :
@@ -496,7 +514,7 @@ LaneRuns two_device_runs(const test::counting::Costs& costs,
     options.chunking = dualrt::Chunking::count(64);
     options.timing = dualrt::PipelineTiming::every_chunk;
     dualrt::Pipeline pipeline(devices, options);
-    const std::size_t n = 64 * 1024;
+    const std::size_t n = 64 * stage_queue_chunk;
     std::vector<float> a(n), c(n);
     std::iota(a.begin(), a.end(), 1.0f);
     LaneRuns out;

@@ -1,7 +1,9 @@
 // Pipeline planning without a device: the shapes of plans, halo ranges at the arrays' ends, the
-// chunks automatic chunking picks, and which chunks a run times.
+// chunks automatic chunking picks, which chunks a run times, and how much of the runs' time the
+// timed windows may take.
 #include "run/chunk_extents.hpp"
 #include "tune/automatic_chunking.hpp"
+#include "tune/planner.hpp"
 #include "tune/timed_chunks.hpp"
 
 #include <dualrt/error.hpp>
@@ -208,4 +210,47 @@ TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small 
         CHECK(size <= (std::size_t{1} << 20) / 4);
         CHECK(size >= (std::size_t{1} << 20) / 4 / 2);
     }
+}
+
+TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the lanes are chosen") {
+    dualrt::PipelineOptions options;
+    options.chunking = dualrt::Chunking::count(40);
+    Planner planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false);
+    RunArrays arrays;
+    const std::size_t n = 40 * 1024;
+    arrays.inputs.push_back(dualrt::detail::HostSide{nullptr, n, 4, true});
+    arrays.outputs.push_back(dualrt::detail::HostSide{nullptr, n, 4, true});
+    arrays.count = n;
+    // Runs of 3.05 ms whose timed events cost 5 us each: a window of three chunks (12 events,
+    // 0.06 ms) costs a little less than 2% of a run, and four times 0.5%.
+    const auto windows_in = [&](int runs, const ResolvedTiming& resolved) {
+        int timed_runs = 0;
+        for (int run = 0; run < runs; ++run) {
+            const RunPlan plan = planner.plan(arrays, dualrt::Halo(), "test");
+            if (std::any_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; }))
+                ++timed_runs;
+            const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
+            RunRecord record{extents, resolved};
+            record.typical_record_ms = 0.005;
+            record.run_ms = 3.05;
+            planner.learn(arrays, record);
+        }
+        return timed_runs;
+    };
+    const auto timed_stages = [](std::initializer_list<std::size_t> stages) {
+        ResolvedTiming timed;
+        for (std::size_t chunk = 0; chunk < 4; ++chunk)
+            for (std::size_t stage : stages)
+                timed.durations.push_back(StageDuration{chunk, stage, 0.01, true, true});
+        return timed;
+    };
+    // Chunks timed without their downloads: samples for the estimates, but no chunk with all
+    // three stages, so the lanes stay to be chosen and every run times a window.
+    CHECK(windows_in(20, timed_stages({upload_stage, compute_stage})) == 20);
+    // Chunks with all three stages timed: the lanes are chosen, and a window comes every fourth
+    // run.
+    const int settled = windows_in(40, timed_stages({upload_stage, compute_stage,
+                                                     download_stage}));
+    CHECK(settled >= 8);
+    CHECK(settled <= 12);
 }

@@ -161,10 +161,14 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
     // Each device on the queues its own runs of the layout chose, as a Pipeline of that device
     // alone would run (with four lanes, a GPU inside a run over several devices moved its share
     // slower than alone: lane_choice.hpp).
-    std::vector<QueueUse> uses;
-    for (const Driver& driver : drivers_) uses.push_back(driver.one->planner.dealt_queues(arrays));
     const PlanDecision plan = drivers_.front().one->planner.plan_dealt(
         arrays, halo, drivers_.size(), staged, op);
+    std::vector<QueueUse> uses;
+    std::vector<std::string> fewer_lanes_why;  // as chosen before this run is learned from
+    for (const Driver& driver : drivers_) {
+        uses.push_back(driver.one->planner.dealt_queues(arrays, plan.sizes));
+        fewer_lanes_why.push_back(driver.one->planner.describe(uses.back(), arrays, plan.sizes));
+    }
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 
     // Every device gets buffers for the largest chunk, as a Pipeline of one device does.
@@ -216,6 +220,7 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
             schedulers[d]->run(*sources[d], runs[d].extents);
             outcomes[d] = learn_from(d, key, arrays, facts, uses[d], used[d], *timings[d],
                                      runs[d].extents);
+            outcomes[d].lanes = fewer_lanes_why[d];
         } catch (...) {
             runs[d].error = std::current_exception();
             dealer.stop();
@@ -281,7 +286,6 @@ MultiDevicePipeline::DeviceOutcome MultiDevicePipeline::learn_from(
     Driver& driver = drivers_[d];
     Planner& planner = driver.one->planner;
     DeviceOutcome outcome;
-    outcome.lanes = planner.describe(use, arrays);
     outcome.timing = timing.resolve(mine);
     RunRecord record{mine, outcome.timing};
     record.whole_run = false;

@@ -60,7 +60,8 @@ private:
     struct DeviceOutcome {
         ResolvedTiming timing;
         PipelineReport report;  // as a Pipeline of the device alone reports its chunks
-        std::string lanes;      // how it used fewer lanes than it has, in words ("" if not)
+        std::string lanes;      // how it used fewer lanes than it has, in words ("" if not),
+                                // set by the caller of learn_from
     };
     // Resolves device d's timing of its chunks `mine`, teaches its planner and rates, and makes
     // its report. Touches driver d only, so the devices do this at once.

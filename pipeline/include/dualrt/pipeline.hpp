@@ -50,8 +50,8 @@ private:
 /// Which chunks get timed events around their stages.
 enum class PipelineTiming {
     /// The run's start and end, and a few windows of consecutive chunks, as many as cost about
-    /// 2% of the runs' host time. The other chunks' stage times are estimated from the timed
-    /// ones (the default).
+    /// 2% of the runs' host time while the runs still choose their lanes, 0.5% once they have.
+    /// The other chunks' stage times are estimated from the timed ones (the default).
     sampled,
     /// Every stage of every chunk (four timed events per chunk): exact stage sums and a timeline
     /// of every chunk, for a price per chunk that shows below about 1 MiB chunks.

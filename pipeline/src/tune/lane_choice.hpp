@@ -21,6 +21,18 @@
 
 namespace dualrt::detail {
 
+// One queue per stage hands each chunk from queue to queue twice (a point recorded on one queue,
+// a wait for it on the next): host work that lanes do not do. It pays where the device sets the
+// pace. With small chunks the host does: a chunk's four enqueues take about as long as its stages
+// run (12-14 us a chunk on an H100 with CUDA, the native stream alike), and the hand-offs add to
+// every chunk. A 16 MiB stream in 64 KiB chunks ran at 0.82 of the same stream hand-written on two
+// queues on stage queues (two rounds of three) and 0.98-0.99 on two lanes; in 256 KiB chunks at
+// 1.10-1.17 on stage queues and 1.03-1.10 on two lanes (H100, CUDA, `stream --size 16M`, three
+// rounds, without timed windows). So stage queues need chunks of at least this many bytes of the
+// widest array; smaller ones with balanced stages take two lanes, the fewest queues that still
+// overlap one chunk's upload with another's compute and download.
+inline constexpr std::size_t min_stage_queue_chunk_bytes = std::size_t{256} << 10;
+
 // What the timed stages of a run say about the lanes the next run of the layout needs.
 struct LaneChoice {
     bool known = false;      // enough chunks had all three stages timed in order
@@ -44,5 +56,8 @@ LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence);
 std::string describe_lanes(std::size_t used, std::size_t lanes, double busiest_share);
 // "on one queue per stage instead of 4 lanes (...)": why a run took three queues.
 std::string describe_stage_queues(std::size_t lanes, double busiest_share);
+// "on 2 of 4 lanes (...)": why balanced stages kept lanes for chunks of `chunk_bytes`.
+std::string describe_small_chunks(std::size_t used, std::size_t lanes, double busiest_share,
+                                  std::size_t chunk_bytes);
 
 }  // namespace dualrt::detail

@@ -9,9 +9,14 @@
 namespace dualrt::detail {
 namespace {
 
-// Sampled timing may spend about this share of the runs' host time on timed events, and save up
-// at most this many ms of it.
+// Sampled timing may spend about this share of the runs' host time on timed events while a
+// layout's lanes are still to be chosen, and save up at most this many ms of it. Once they are
+// chosen (or nothing is left to choose) the windows only re-check the choice and feed the
+// report's estimates, and get a quarter of it. The whole 2% showed: a 16 MiB stream in one
+// 16 MiB chunk ran at 0.92-0.97 of the same stream hand-written on dualrt's queues with it, and
+// 0.98-0.99 with no window after the first run (H100, CUDA, `stream --size 16M`, three rounds).
 constexpr double timing_budget = 0.02;
+constexpr double settled_timing_budget = 0.005;
 constexpr double max_timing_credit_ms = 5.0;
 // The first guess of a timed event's host cost, before one has been measured; later runs move it
 // a third of the way to each run's median.
@@ -22,6 +27,19 @@ constexpr double record_ms_weight = 0.3;
 // on plain ones, at 1 to 16 MiB chunks (H200). A timed window is charged this share of a run as
 // well.
 constexpr double timed_queue_share = 0.03;
+
+std::size_t widest_elem(const RunArrays& arrays) {
+    std::size_t widest = 1;
+    for (const auto* side : {&arrays.inputs, &arrays.outputs})
+        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
+    return widest;
+}
+
+// The bytes of the widest array in the largest of `sizes`.
+std::size_t largest_chunk_bytes(const std::vector<std::size_t>& sizes, const RunArrays& arrays) {
+    const std::size_t largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+    return largest * widest_elem(arrays);
+}
 
 }  // namespace
 
@@ -56,8 +74,11 @@ bool Planner::adapts_mode() const {
            backend_ == Backend::cuda;
 }
 
-QueueUse Planner::queue_use(const LayoutModel& model) const {
-    if (adapts_mode() && model.stage_queues) return QueueUse{PipelineMode::three_queues, depth_};
+QueueUse Planner::queue_use(const LayoutModel& model, std::size_t chunk_bytes) const {
+    if (adapts_mode() && model.stage_queues)
+        return chunk_bytes >= min_stage_queue_chunk_bytes
+                   ? QueueUse{PipelineMode::three_queues, depth_}
+                   : QueueUse{mode_, std::min<std::size_t>(2, depth_)};
     const bool fewer = adapts_lanes() && model.lanes >= 2 && model.lanes < depth_;
     return QueueUse{mode_, fewer ? model.lanes : depth_};
 }
@@ -68,10 +89,8 @@ LayoutModel& Planner::model_of(const RunArrays& arrays) {
 }
 
 PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
-    std::size_t widest = 1;
-    for (const auto* side : {&arrays.inputs, &arrays.outputs})
-        for (const auto& array : *side) widest = std::max(widest, array.elem_size);
-    PlanRequest request{arrays.count, halo.row_width(), widest, halo.before() + halo.after()};
+    PlanRequest request{arrays.count, halo.row_width(), widest_elem(arrays),
+                        halo.before() + halo.after()};
     request.staged = any_staged(arrays);
     return request;
 }
@@ -79,7 +98,6 @@ PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
 RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* operation) {
     LayoutModel& model = model_of(arrays);
     RunPlan plan;
-    plan.queues = queue_use(model);
     const PlanRequest request = request_of(arrays, halo);
     if (last_request_ != request) {
         last_decision_ = choose_plan(options_.chunking, request, operation);
@@ -87,7 +105,9 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     }
     plan.sizes = last_decision_.sizes;
     plan.how = last_decision_.how;
-    if (const std::string lanes = describe(plan.queues, model); !lanes.empty())
+    const std::size_t chunk_bytes = largest_chunk_bytes(plan.sizes, arrays);
+    plan.queues = queue_use(model, chunk_bytes);
+    if (const std::string lanes = describe(plan.queues, model, chunk_bytes); !lanes.empty())
         plan.how += ", " + lanes;  // the lanes as chosen before this run is learned from
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
@@ -116,7 +136,9 @@ PlanDecision Planner::plan_dealt(const RunArrays& arrays, const Halo& halo, std:
     return plan;
 }
 
-QueueUse Planner::dealt_queues(const RunArrays& arrays) { return queue_use(model_of(arrays)); }
+QueueUse Planner::dealt_queues(const RunArrays& arrays, const std::vector<std::size_t>& sizes) {
+    return queue_use(model_of(arrays), largest_chunk_bytes(sizes, arrays));
+}
 
 void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
     LayoutModel& model = model_of(arrays);
@@ -132,14 +154,17 @@ void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
     if (adapts_lanes()) {
         const LaneChoice next = choose_lanes(record.resolved, model.lane_evidence);
         if (next.known) {
+            model.lanes_chosen = true;
             model.lanes = next.lanes;
             model.stage_queues = next.stage_queues;
             model.busiest_share = next.busiest_share;
         }
     }
     if (record.whole_run) {
-        model.timing_credit_ms = std::min(max_timing_credit_ms,
-                                          model.timing_credit_ms + timing_budget * record.run_ms);
+        const bool settled = !adapts_lanes() || model.lanes_chosen;
+        const double budget = settled ? settled_timing_budget : timing_budget;
+        model.timing_credit_ms =
+            std::min(max_timing_credit_ms, model.timing_credit_ms + budget * record.run_ms);
         model.last_run_ms = record.run_ms;
     }
 }
@@ -151,12 +176,16 @@ Planner::Fitted Planner::fit(const RunArrays& arrays) {
     return fitted;
 }
 
-std::string Planner::describe(const QueueUse& use, const RunArrays& arrays) {
-    return describe(use, model_of(arrays));
+std::string Planner::describe(const QueueUse& use, const RunArrays& arrays,
+                              const std::vector<std::size_t>& sizes) {
+    return describe(use, model_of(arrays), largest_chunk_bytes(sizes, arrays));
 }
 
-std::string Planner::describe(const QueueUse& use, const LayoutModel& model) const {
+std::string Planner::describe(const QueueUse& use, const LayoutModel& model,
+                              std::size_t chunk_bytes) const {
     if (use.mode != mode_) return describe_stage_queues(depth_, model.busiest_share);
+    if (adapts_mode() && model.stage_queues)
+        return describe_small_chunks(use.in_flight, depth_, model.busiest_share, chunk_bytes);
     if (use.in_flight < depth_) return describe_lanes(use.in_flight, depth_, model.busiest_share);
     return "";
 }

@@ -9,7 +9,8 @@
 //                        automatic chunking's equal chunks of about a quarter of the arrays
 //                        (1 to 16 MiB), or small ones dealt to several devices
 //   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
-//                        CUDA) one queue per stage where the stages are balanced
+//                        CUDA, for chunks large enough) one queue per stage where the stages are
+//                        balanced
 //   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time
 //   several devices      multi/chunk_dealer.hpp (who takes the next chunk),
 //                        multi/mix_choice.hpp (every device, or the fastest alone)
@@ -83,9 +84,10 @@ public:
     // layout by `arrays` as the Pipeline was given them, for every device alike.
     PlanDecision plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,
                             bool staged, const char* operation) const;
-    // The queues this device takes for its share of a run dealt to several devices: those its
-    // own runs of the layout chose, as a Pipeline of this device alone would run.
-    QueueUse dealt_queues(const RunArrays& arrays);
+    // The queues this device takes for its share of a run dealt to several devices in chunks of
+    // `sizes`: those its own runs of the layout chose, as a Pipeline of this device alone would
+    // run.
+    QueueUse dealt_queues(const RunArrays& arrays, const std::vector<std::size_t>& sizes);
 
     // What a run teaches the layout's model: its timed stages and its lanes.
     void learn(const RunArrays& arrays, const RunRecord& record);
@@ -98,16 +100,19 @@ public:
     };
     Fitted fit(const RunArrays& arrays);
     // How `use` differs from running on every lane, and why ("" where it does not).
-    std::string describe(const QueueUse& use, const RunArrays& arrays);
+    std::string describe(const QueueUse& use, const RunArrays& arrays,
+                         const std::vector<std::size_t>& sizes);
 
 private:
     LayoutModel& model_of(const RunArrays& arrays);
-    std::string describe(const QueueUse& use, const LayoutModel& model) const;
+    std::string describe(const QueueUse& use, const LayoutModel& model,
+                         std::size_t chunk_bytes) const;
     // Whether runs choose their lanes from their timed stages (lanes, the depth left to the
     // library), and whether they may take one queue per stage instead (the mode left to it too).
     bool adapts_lanes() const;
     bool adapts_mode() const;
-    QueueUse queue_use(const LayoutModel& model) const;
+    // The queues of a run of the layout in chunks of at most `chunk_bytes` of the widest array.
+    QueueUse queue_use(const LayoutModel& model, std::size_t chunk_bytes) const;
     static PlanRequest request_of(const RunArrays& arrays, const Halo& halo);
 
     PipelineOptions options_;

@@ -47,6 +47,7 @@ struct LayoutModel {
     // Lanes the next run uses (lane_choice.hpp): 2, or 0 for all; or, with stage_queues and
     // the mode left to the library, one queue per stage instead of lanes; with the busiest
     // stage's share of the timed stages that chose them.
+    bool lanes_chosen = false;  // a choice has been made (until then: all lanes)
     std::size_t lanes = 0;
     bool stage_queues = false;
     double busiest_share = 0.0;
