@@ -213,9 +213,11 @@ TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small 
 }
 
 TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the lanes are chosen") {
-    dualrt::PipelineOptions options;
-    options.chunking = dualrt::Chunking::count(40);
-    Planner planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false);
+    const auto planner_of = [](std::size_t chunks) {
+        dualrt::PipelineOptions options;
+        options.chunking = dualrt::Chunking::count(chunks);
+        return Planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false);
+    };
     RunArrays arrays;
     const std::size_t n = 40 * 1024;
     arrays.inputs.push_back(dualrt::detail::HostSide{nullptr, n, 4, true});
@@ -223,7 +225,7 @@ TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the la
     arrays.count = n;
     // Runs of 3.05 ms whose timed events cost 5 us each: a window of three chunks (12 events,
     // 0.06 ms) costs a little less than 2% of a run, and four times 0.5%.
-    const auto windows_in = [&](int runs, const ResolvedTiming& resolved) {
+    const auto windows_in = [&](Planner& planner, int runs, const ResolvedTiming& resolved) {
         int timed_runs = 0;
         for (int run = 0; run < runs; ++run) {
             const RunPlan plan = planner.plan(arrays, dualrt::Halo(), "test");
@@ -237,20 +239,27 @@ TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the la
         }
         return timed_runs;
     };
-    const auto timed_stages = [](std::initializer_list<std::size_t> stages) {
+    // The first `chunks` chunks with `stages` timed in order.
+    const auto timed_stages = [](std::size_t chunks, std::initializer_list<std::size_t> stages) {
         ResolvedTiming timed;
-        for (std::size_t chunk = 0; chunk < 4; ++chunk)
+        for (std::size_t chunk = 0; chunk < chunks; ++chunk)
             for (std::size_t stage : stages)
                 timed.durations.push_back(StageDuration{chunk, stage, 0.01, true, true});
         return timed;
     };
     // Chunks timed without their downloads: samples for the estimates, but no chunk with all
     // three stages, so the lanes stay to be chosen and every run times a window.
-    CHECK(windows_in(20, timed_stages({upload_stage, compute_stage})) == 20);
+    Planner forty = planner_of(40);
+    CHECK(windows_in(forty, 20, timed_stages(4, {upload_stage, compute_stage})) == 20);
     // Chunks with all three stages timed: the lanes are chosen, and a window comes every fourth
     // run.
-    const int settled = windows_in(40, timed_stages({upload_stage, compute_stage,
-                                                     download_stage}));
+    const int settled = windows_in(forty, 40, timed_stages(4, {upload_stage, compute_stage,
+                                                               download_stage}));
     CHECK(settled >= 8);
     CHECK(settled <= 12);
+    // Runs of two chunks take two queues whatever the lanes: nothing to choose from the start.
+    Planner two = planner_of(2);
+    const int short_runs = windows_in(two, 40, timed_stages(2, {upload_stage, compute_stage}));
+    CHECK(short_runs >= 8);
+    CHECK(short_runs <= 12);
 }

@@ -161,7 +161,11 @@ void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
         }
     }
     if (record.whole_run) {
-        const bool settled = !adapts_lanes() || model.lanes_chosen;
+        // Runs of one or two chunks take as many queues whatever the lanes, so they have
+        // nothing to choose either (a 16 MiB stream in one chunk gathered the three timed chunks
+        // a choice needs over nine runs or so, one window every third run).
+        const bool settled =
+            !adapts_lanes() || model.lanes_chosen || record.extents.size() <= 2;
         const double budget = settled ? settled_timing_budget : timing_budget;
         model.timing_credit_ms =
             std::min(max_timing_credit_ms, model.timing_credit_ms + budget * record.run_ms);
