@@ -10,7 +10,7 @@
 //                        (1 to 16 MiB), or small ones dealt to several devices
 //   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
 //                        CUDA, for chunks large enough) one queue per stage where the stages are
-//                        balanced
+//                        balanced; planner.cpp: never more lanes than a run has chunks
 //   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time
 //   several devices      multi/chunk_dealer.hpp (who takes the next chunk),
 //                        multi/mix_choice.hpp (every device, or the fastest alone)
