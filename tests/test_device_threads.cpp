@@ -4,6 +4,7 @@
 // seen from a Pipeline's compute function, on in-process counting devices.
 #include "multi/device_threads.hpp"
 #include "pipeline_counting_backend.hpp"
+#include "support.hpp"
 
 #include <dualrt/dualrt.hpp>
 
@@ -18,7 +19,6 @@
 #include <numeric>
 #include <ostream>
 #include <set>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -72,10 +72,6 @@ int thread_number() {
     return number;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 }  // namespace
 
 TEST_CASE("device threads: over several devices, each device's chunks come from the same thread "
@@ -107,7 +103,7 @@ TEST_CASE("device threads: over several devices, each device's chunks come from 
                 chunk.queue.copy(std::get<0>(chunk.outputs), std::get<0>(chunk.inputs));
             });
         CHECK(out == in);
-        if (!contains(report.chunking, "dealt to 3 devices")) continue;
+        if (!test::contains(report.chunking, "dealt to 3 devices")) continue;
         ++dealt_runs;
         for (std::size_t d = 0; d < devices.size(); ++d) {
             CAPTURE(d);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace dualrt::samples::stream {
@@ -26,6 +28,18 @@ std::uint64_t next_random(std::uint64_t& state) {
 // Uniform in [0, 1), from the top 24 bits (a float's whole mantissa).
 float unit_random(std::uint64_t& state) {
     return static_cast<float>(next_random(state) >> 40) * (1.0f / 16777216.0f);
+}
+
+// A prepared variant's `check`: the whole of c (read through `c_at`) against the host, with the
+// variant's own s, unless a run found it wrong already.
+template <typename CAt>
+std::function<std::string()> whole_check(StreamJob& job, CAt c_at, float scale,
+                                         std::shared_ptr<std::string> wrong) {
+    return [&job, c_at, scale, wrong] {
+        job.scale = scale;
+        if (wrong->empty()) *wrong = check_triad(job, c_at, true);
+        return *wrong;
+    };
 }
 
 }  // namespace
@@ -131,11 +145,7 @@ PreparedStream StreamBench::prepare(const HostBlocks& host, std::function<void(B
         if (wrong->empty()) *wrong = check_triad(job_, c_at, false);
         return bench::detail::stream_timing(clocks, device_ms, blocks_.size());
     };
-    prepared.check = [this, c_at, scale, wrong] {
-        job_.scale = scale;
-        if (wrong->empty()) *wrong = check_triad(job_, c_at, true);
-        return *wrong;
-    };
+    prepared.check = whole_check(job_, c_at, scale, wrong);
     return prepared;
 }
 
@@ -158,11 +168,7 @@ PreparedStream StreamBench::prepare_run(const FillInputs& fill, float* c,
         timing.enqueue_us = 0.0;  // the run's own loop: not timed apart
         return timing;
     };
-    prepared.check = [this, c_at, scale, wrong] {
-        job_.scale = scale;
-        if (wrong->empty()) *wrong = check_triad(job_, c_at, true);
-        return *wrong;
-    };
+    prepared.check = whole_check(job_, c_at, scale, wrong);
     return prepared;
 }
 
