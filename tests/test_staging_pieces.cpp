@@ -1,7 +1,8 @@
-// How staged copies are cut into pieces (staging_slots.hpp): every byte once, in order, no piece
-// larger than a staging buffer, and small pieces only at the two ends; and the room a Pipeline's
-// pinned rings get (chunk_buffers.hpp).
+// Which copies are staged (staged_copy.hpp), and how they are cut into pieces
+// (staging_slots.hpp): every byte once, in order, no piece larger than a staging buffer, and small
+// pieces only at the two ends; and the room a Pipeline's pinned rings get (chunk_buffers.hpp).
 #include "run/chunk_buffers.hpp"
+#include "staging/staged_copy.hpp"
 #include "staging/staging_slots.hpp"
 
 #include <doctest/doctest.h>
@@ -28,6 +29,19 @@ std::vector<std::size_t> pieces_of(std::size_t bytes, std::size_t piece) {
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
 }  // namespace
+
+TEST_CASE("staged copies: from 1 MiB, or 256 KiB on an OpenCL GPU") {
+    using dualrt::detail::min_staged_bytes;
+    dualrt::DeviceInfo device;
+    device.type = dualrt::DeviceType::gpu;
+    device.backend = dualrt::Backend::cuda;
+    CHECK(min_staged_bytes(device) == std::size_t{1} << 20);
+    device.backend = dualrt::Backend::opencl;
+    CHECK(min_staged_bytes(device) == std::size_t{256} << 10);
+    // A device in the host's own memory (a CPU device, an integrated GPU) gains nothing sooner.
+    device.shares_host_memory = true;
+    CHECK(min_staged_bytes(device) == std::size_t{1} << 20);
+}
 
 TEST_CASE("staged copies: pieces cover the copy, ramp at both ends, and fit the buffers") {
     for (const std::size_t bytes : {std::size_t{1}, 4095 * std::size_t{1}, MiB, 3 * MiB + 17,

@@ -12,13 +12,22 @@
 
 namespace dualrt::detail {
 
-// Below this the driver's own path is as fast (measured on an H200: staging lost at 256 KiB and
-// 1 MiB), and a copy need not wait for pool buffers.
-inline constexpr std::size_t min_staged_bytes = std::size_t{1} << 20;
+// The smallest copy between `device` and pageable memory that goes through the pool; below it
+// the driver's own pageable path is as fast, and a copy need not wait for pool buffers. Measured
+// against that path in the same runs (`bandwidth --sweep`, an H100, four rounds): on CUDA staging
+// loses at 256 KiB (0.87-0.94x host to device) and at 64 KiB device to host (0.61-0.65x), and
+// wins from 1 MiB (1.2-1.3x); on NVIDIA's OpenCL it wins from 256 KiB (1.02-1.18x host to device,
+// 1.20-1.65x device to host) and loses at 64 KiB. A device in the host's own memory (a CPU
+// device) keeps the larger bound: there the pool only adds a memcpy.
+inline std::size_t min_staged_bytes(const DeviceInfo& device) {
+    const bool discrete_opencl = device.backend == Backend::opencl && !device.shares_host_memory;
+    return discrete_opencl ? std::size_t{256} << 10 : std::size_t{1} << 20;
+}
 
-// Whether a copy of `bytes` between pageable memory and the device goes through the pool: small
-// copies do not gain from it.
-inline bool worth_staging(std::size_t bytes) { return bytes >= min_staged_bytes; }
+// Whether a copy of `bytes` between pageable memory and `device` goes through the pool.
+inline bool worth_staging(const backend::DeviceImpl& device, std::size_t bytes) {
+    return bytes >= min_staged_bytes(device.info());
+}
 
 // host -> device. Returns the event of the last chunk's DMA, or nullptr when the pool had no
 // buffer to lend (staging off, or pinning refused): the caller then uses the driver's own path.
