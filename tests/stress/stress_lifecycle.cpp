@@ -131,7 +131,7 @@ public:
         queue.copy(copy, view);
         std::vector<float> back(length, test::poison_float());
         const stress::DrainOnThrow drain(queue, lasting_);  // runs before `back` goes
-        queue.copy(back, copy).wait();  // pageable, under 1 MiB: the event says when it landed
+        queue.copy(back, copy).wait();  // pageable: staged or not, the event says when it landed
         counts.events += 2;
         if (auto failure = all_equal(back.data(), length, inside, "copy"); !failure.empty())
             return failure;
