@@ -17,7 +17,10 @@ namespace dualrt::detail {
 
 // memcpy(dst, src, bytes) with non-temporal (streaming) stores where the CPU has AVX2 and the
 // copy is large: the destination is written without being read into the cache first, which
-// nearly doubles one thread's rate into pinned memory. Same result as memcpy.
+// nearly doubles one thread's rate into pinned memory. That holds even where the staging buffers
+// would fit the host's cache: with plain memcpy, staged uploads of 1-64 MiB ran at half the rate
+// (H100 machine, 300 MiB of L3), the DMA reading what the host had just written. Same result as
+// memcpy.
 void stream_copy(void* dst, const void* src, std::size_t bytes);
 
 // Which way a copy goes through pinned memory, which decides how many threads it spreads over.
