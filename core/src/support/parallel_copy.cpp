@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -32,12 +33,11 @@ void relax() {
 #endif
 }
 
-// The copier's threads: DUALRT_COPY_THREADS, else the cores, at most 16. An upload's host part
-// reads the application's memory from DRAM, and each thread waits on its loads: on an H100
-// machine's 16 cores, 8 threads moved 26-33 GB/s of a 1 GiB upload into pinned memory, 16 moved
-// 35-41 GB/s (the host's own memcpy limit there beside the DMA: 36-42).
+// The copier's threads where DUALRT_COPY_THREADS does not choose: the cores, at most 16. An
+// upload's host part reads the application's memory from DRAM, and each thread waits on its
+// loads: on an H100 machine's 16 cores, 8 threads moved 26-33 GB/s of a 1 GiB upload into pinned
+// memory, 16 moved 35-41 GB/s (the host's own memcpy limit there beside the DMA: 36-42).
 std::size_t default_threads() {
-    if (const auto threads = copy_threads_from_environment()) return *threads;
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     return std::clamp<std::size_t>(hardware, 1, 16);
 }
@@ -93,9 +93,11 @@ ParallelCopier& ParallelCopier::of(const void* owner) {
     static std::map<const void*, std::unique_ptr<ParallelCopier>> copiers;
     std::lock_guard<std::mutex> lock(mutex);
     auto& copier = copiers[owner];
-    if (!copier)
-        copier = std::make_unique<ParallelCopier>(default_threads(),
-                                                  copy_threads_from_environment().has_value());
+    if (!copier) {
+        const std::optional<std::size_t> chosen = copy_threads_from_environment();
+        copier = std::make_unique<ParallelCopier>(chosen.value_or(default_threads()),
+                                                  chosen.has_value());
+    }
     return *copier;
 }
 
