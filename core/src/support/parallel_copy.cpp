@@ -108,11 +108,11 @@ ParallelCopier::ParallelCopier(std::size_t threads, bool threads_chosen_by_user)
 }
 
 ParallelCopier::~ParallelCopier() {
+    stopping_.store(true);
     {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
+        std::lock_guard<std::mutex> lock(sleep_mutex_);
+        for (std::size_t i = 1; i < threads(); ++i) wakes_[i].notify_one();
     }
-    for (std::size_t i = 1; i < threads(); ++i) wakes_[i].notify_one();
     for (auto& worker : workers_) worker.join();
 }
 
@@ -133,66 +133,79 @@ void ParallelCopier::copy(void* dst, const void* src, std::size_t bytes, PinnedS
         return;
     }
     std::lock_guard<std::mutex> one_job(submit_mutex_);
-    std::unique_lock<std::mutex> lock(mutex_);
-    job_ = Job{static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), bytes,
-               pieces, 0};
+    job_ = Job{static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), bytes};
     done_.store(0, std::memory_order_relaxed);
-    posted_.fetch_add(1, std::memory_order_release);
-    // Workers 1 .. pieces - 1 serve it; those still spinning from the last job need no wake-up
-    // (and a notify without a waiter costs next to nothing).
-    for (std::size_t i = 1; i < pieces; ++i) wakes_[i].notify_one();
-    take_pieces(lock);
-    // The others' pieces are about as long as ours: spin for them before sleeping.
-    lock.unlock();
-    for (int spin = 0; spin < spin_limit && done_.load(std::memory_order_acquire) != pieces; ++spin)
-        relax();
-    lock.lock();
-    finished_.wait(lock, [&] { return done_.load(std::memory_order_acquire) == pieces; });
-    job_ = Job{};
+    const std::uint32_t generation = ++generation_;
+    // Published with the job (the store releases it). Sequentially consistent, as is the
+    // load of sleepers_ after it, against a worker's count of itself before it checks the
+    // ticket: either the worker sees this job, or this sees the worker asleep and wakes it.
+    ticket_.store(make_ticket(generation, pieces, 0));
+    if (sleepers_.load() > 0) {
+        std::lock_guard<std::mutex> lock(sleep_mutex_);
+        for (std::size_t i = 1; i < pieces; ++i) wakes_[i].notify_one();
+    }
+    take_pieces(generation);
+    // The others' pieces are about as long as ours: spin for them, then give the core away
+    // until they are done (a worker may have been preempted in the middle of its piece).
+    for (int spin = 0; done_.load(std::memory_order_acquire) != pieces; ++spin) {
+        if (spin < spin_limit)
+            relax();
+        else
+            std::this_thread::yield();
+    }
 }
 
-void ParallelCopier::take_pieces(std::unique_lock<std::mutex>& lock) {
-    while (job_.next < job_.pieces) {
-        const std::size_t piece = job_.next++;
-        // Pieces are whole multiples of 64 bytes (a cache line) except the last.
-        const std::size_t share = (job_.bytes / job_.pieces) & ~std::size_t{63};
+void ParallelCopier::take_pieces(std::uint32_t generation) {
+    std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+    for (;;) {
+        if (generation_of(ticket) != generation) return;  // a later job: not ours to take
+        const std::size_t pieces = pieces_of(ticket), piece = next_of(ticket);
+        if (piece >= pieces) return;
+        if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))
+            continue;
+        // Piece `piece` is this thread's now. The job stays as posted until every piece is
+        // done, this one included. Pieces are whole multiples of 64 bytes (a cache line) except
+        // the last.
+        const std::size_t share = (job_.bytes / pieces) & ~std::size_t{63};
         const std::size_t begin = piece * share;
-        const std::size_t end = piece + 1 == job_.pieces ? job_.bytes : begin + share;
-        unsigned char* dst = job_.dst + begin;
-        const unsigned char* src = job_.src + begin;
-        const std::size_t pieces = job_.pieces;
-        lock.unlock();
-        stream_copy(dst, src, end - begin);
-        const bool last = done_.fetch_add(1, std::memory_order_acq_rel) + 1 == pieces;
-        lock.lock();
-        if (last) finished_.notify_all();
+        const std::size_t end = piece + 1 == pieces ? job_.bytes : begin + share;
+        stream_copy(job_.dst + begin, job_.src + begin, end - begin);
+        done_.fetch_add(1, std::memory_order_release);
+        ticket = ticket_.load(std::memory_order_acquire);
     }
 }
 
 void ParallelCopier::work(std::size_t index) {
-    std::uint64_t seen = 0;
-    bool served = false;  // the last job needed this worker
-    const auto needed = [&] {
-        return posted_.load(std::memory_order_relaxed) != seen && job_.pieces > index;
+    std::uint32_t seen = 0;  // the generation of the last job this worker looked at
+    bool served = false;     // the last job needed this worker
+    const auto needed = [&](std::uint64_t ticket) {
+        return generation_of(ticket) != seen && index < pieces_of(ticket);
     };
     for (;;) {
         // A stream of copies posts the next job within microseconds: a worker that served the
         // last one catches it without sleeping. One that was not needed sleeps at once: spare
         // threads spinning take cores from the ones copying.
         for (int spin = 0; served && spin < spin_limit &&
-                           posted_.load(std::memory_order_acquire) == seen &&
+                           generation_of(ticket_.load(std::memory_order_acquire)) == seen &&
                            !stopping_.load(std::memory_order_relaxed);
              ++spin)
             relax();
-        std::unique_lock<std::mutex> lock(mutex_);
-        // A job too narrow for this worker, or one finished before it got here, leaves it
-        // asleep: the next job that needs it wakes it.
-        wakes_[index].wait(lock,
-                           [&] { return stopping_.load(std::memory_order_relaxed) || needed(); });
+        std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        if (!needed(ticket) && !stopping_.load()) {
+            // A job too narrow for this worker, or none yet: asleep until one that needs it.
+            std::unique_lock<std::mutex> lock(sleep_mutex_);
+            sleepers_.fetch_add(1);
+            wakes_[index].wait(lock, [&] {
+                ticket = ticket_.load();
+                return stopping_.load() || needed(ticket);
+            });
+            sleepers_.fetch_sub(1);
+        }
         if (stopping_.load(std::memory_order_relaxed)) return;
-        seen = posted_.load(std::memory_order_relaxed);
+        seen = generation_of(ticket);
         served = true;
-        take_pieces(lock);
+        take_pieces(seen);
     }
 }
 

@@ -60,21 +60,35 @@ private:
         unsigned char* dst = nullptr;
         const unsigned char* src = nullptr;
         std::size_t bytes = 0;
-        std::size_t pieces = 0;
-        std::size_t next = 0;  // next piece to take
     };
-    void work(std::size_t index);  // worker `index` (1, 2, ...; the caller is 0)
-    // Takes and copies pieces of the current job until none is left. Caller holds `lock`.
-    void take_pieces(std::unique_lock<std::mutex>& lock);
+    // A job's ticket, one atomic word: its generation (the count of jobs posted, 32 bits), its
+    // pieces (16 bits) and the next piece to take (16 bits). Threads take pieces by advancing
+    // it, so handing out a piece takes no lock: behind a mutex, a job's 8-16 threads queued for
+    // it one after another, and staged uploads of 1-16 MiB ran 4-10% slower (H200, CUDA).
+    static std::uint64_t make_ticket(std::uint32_t generation, std::size_t pieces,
+                                     std::size_t next) {
+        return std::uint64_t{generation} << 32 | std::uint64_t{pieces} << 16 | next;
+    }
+    static std::uint32_t generation_of(std::uint64_t ticket) {
+        return static_cast<std::uint32_t>(ticket >> 32);
+    }
+    static std::size_t pieces_of(std::uint64_t ticket) { return (ticket >> 16) & 0xFFFF; }
+    static std::size_t next_of(std::uint64_t ticket) { return ticket & 0xFFFF; }
 
-    std::mutex submit_mutex_;  // one job at a time
-    std::mutex mutex_;
-    std::unique_ptr<std::condition_variable[]> wakes_;  // one per worker, so that a job wakes
-                                                        // only the workers it needs
-    std::condition_variable finished_;
-    Job job_;
-    std::atomic<std::uint64_t> posted_{0};  // jobs posted so far; changed under mutex_
-    std::atomic<std::size_t> done_{0};      // pieces of the current job finished
+    void work(std::size_t index);  // worker `index` (1, 2, ...; the caller is 0)
+    // Takes and copies pieces of job `generation` until none is left, or a later job is posted.
+    void take_pieces(std::uint32_t generation);
+
+    std::mutex submit_mutex_;       // one job at a time
+    std::uint32_t generation_ = 0;  // jobs posted, under submit_mutex_
+    Job job_;  // written before its ticket is posted, unchanged until its pieces are done
+    std::atomic<std::uint64_t> ticket_{0};
+    std::atomic<std::size_t> done_{0};  // pieces of the current job finished
+    // Sleeping workers: a job wakes the ones it needs (one condition variable each), and only
+    // where some worker sleeps does posting it take the mutex.
+    std::mutex sleep_mutex_;
+    std::unique_ptr<std::condition_variable[]> wakes_;
+    std::atomic<std::size_t> sleepers_{0};
     std::atomic<bool> stopping_{false};
     std::vector<std::thread> workers_;
     bool threads_chosen_by_user_;
