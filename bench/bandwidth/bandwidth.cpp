@@ -127,11 +127,12 @@ using SweepRates = std::map<std::tuple<std::size_t, HostMemory, Direction>, Rate
 
 const std::vector<std::string> limit_header = {
     "direction", "size", "staged GB/s", "host limit GB/s", "threads", "staged/limit",
-    "beside DMA GB/s", "staged/beside", "pinned GB/s", "staged/pinned", "driver pageable GB/s",
-    "staged/driver"};
+    "beside DMA GB/s", "staged/beside", "relay GB/s", "relay threads", "staged/relay",
+    "pinned GB/s", "staged/pinned", "driver pageable GB/s", "staged/driver"};
 
 // The staged copies of the sweep against what bounds them, all measured in this run: the host's
-// best memcpy between pageable and pinned memory, alone and beside a DMA (HostCopyLimit),
+// best memcpy between pageable and pinned memory, alone, beside a DMA and relaying with one
+// (HostCopyLimit),
 // dualrt's pinned copy of the same size (the DMA alone), and the driver's own pageable path (the
 // native baseline's).
 void print_host_limit(Context& ctx, const SweepRates& rates, const std::vector<std::size_t>& sizes,
@@ -151,12 +152,18 @@ void print_host_limit(Context& ctx, const SweepRates& rates, const std::vector<s
             table.add({bw::to_string(direction), format_bytes(size), fixed(staged.dualrt, 2),
                        fixed(host.gb_per_s, 2), std::to_string(host.threads),
                        share(staged.dualrt, host.gb_per_s), fixed(host.beside_dma_gb_per_s, 2),
-                       share(staged.dualrt, host.beside_dma_gb_per_s), fixed(pinned.dualrt, 2),
+                       share(staged.dualrt, host.beside_dma_gb_per_s),
+                       fixed(host.relay_gb_per_s, 2),
+                       std::to_string(host.relay_threads) +
+                           (host.relay_method == bw::HostCopyMethod::streaming ? " streamed"
+                                                                               : " memcpy"),
+                       share(staged.dualrt, host.relay_gb_per_s), fixed(pinned.dualrt, 2),
                        share(staged.dualrt, pinned.dualrt), fixed(staged.native, 2),
                        share(staged.dualrt, staged.native)});
             for (const auto& [table_name, limit_rate] :
                  {std::pair{"host_limit", host.gb_per_s},
-                  std::pair{"host_limit_beside_dma", host.beside_dma_gb_per_s}})
+                  std::pair{"host_limit_beside_dma", host.beside_dma_gb_per_s},
+                  std::pair{"host_limit_relay", host.relay_gb_per_s}})
                 ctx.csv.row({table_name, bw::to_string(direction), "pageable",
                              std::to_string(size), fixed(staged.dualrt, 3), fixed(limit_rate, 3),
                              limit_rate > 0.0 ? fixed(staged.dualrt / limit_rate, 4) : "", "", "",
@@ -169,7 +176,10 @@ void print_host_limit(Context& ctx, const SweepRates& rates, const std::vector<s
               << " thread counts memcpying between pageable and pinned memory, median of "
               << ctx.repetitions
               << "; beside DMA: that memcpy while the DMA moves as many bytes the same way, "
-                 "both from start to end; pinned: dualrt's pinned copy of the same size)\n";
+                 "both from start to end; relay: the host copying into (or out of) one pinned "
+                 "buffer while the DMA moves the other, which the host filled (or the DMA "
+                 "filled) the round before, the best of memcpy and streaming stores: the pace of "
+                 "a staged copy's steady state; pinned: dualrt's pinned copy of the same size)\n";
     table.print(std::cout);
 }
 

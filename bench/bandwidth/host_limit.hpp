@@ -2,8 +2,9 @@
 // memory: its threads memcpy each piece into a pinned buffer before the DMA reads it (host to
 // device), or out of one after the DMA wrote it (device to host). However well that overlaps the
 // DMA, the staged copy goes no faster than the host's best memcpy between pageable and pinned
-// memory, nor than that memcpy while the DMA uses the same memory: both measured here on the same
-// machine and sizes as the copies.
+// memory, nor than that memcpy while the DMA uses the same memory, nor than a relay in which the
+// DMA moves what the host copied the round before: all three measured here on the same machine
+// and sizes as the copies.
 #pragma once
 
 #include "native_baseline.hpp"
@@ -15,6 +16,9 @@
 
 namespace dualrt::samples::bandwidth {
 
+// How the host's threads copy: the C library's memcpy, or non-temporal (streaming) stores.
+enum class HostCopyMethod { memcpy, streaming };
+
 struct HostCopyRate {
     double gb_per_s = 0.0;    // 10^9 bytes per second, the median of the timed copies
     std::size_t threads = 0;  // the thread count that reached it
@@ -23,6 +27,15 @@ struct HostCopyRate {
     // the pace of a staged copy whose two halves overlap perfectly. Below gb_per_s where the
     // host's memory cannot serve the threads and the DMA at once.
     double beside_dma_gb_per_s = 0.0;
+    // A relay, the pace of a staged copy's steady state: the host copies into one pinned buffer
+    // while the DMA moves the other, which the host filled in the round before (host to device),
+    // or copies out of the buffer the DMA filled in the round before while the DMA fills the
+    // other (device to host); the best of each method with the best thread count above and all
+    // cores. Unlike beside_dma, the DMA reads what the host wrote as it wrote it: memcpy leaves
+    // it in the host's cache, streaming stores in memory.
+    double relay_gb_per_s = 0.0;
+    std::size_t relay_threads = 0;
+    HostCopyMethod relay_method = HostCopyMethod::memcpy;
 };
 
 class HostCopyLimit {
@@ -34,14 +47,16 @@ public:
     // The best, over 1, 2, 4, ... threads up to the host's cores, of the median rate of
     // `repetitions` memcpys of `bytes` from pageable into pinned memory (h2d) or back (d2h), each
     // thread a contiguous share, after one warm-up copy per thread count; then, with the best
-    // count, the median of as many of the same memcpys beside a DMA. Other directions are not
-    // staged: std::invalid_argument.
+    // count, the median of as many of the same memcpys beside a DMA; then the relay (see
+    // HostCopyRate). Other directions are not staged: std::invalid_argument.
     HostCopyRate measure(bench::Direction direction, std::size_t bytes, int repetitions);
 
     // The thread counts tried: powers of two below the host's cores, and the cores.
     static std::vector<std::size_t> thread_counts();
 
 private:
+    double relay(bench::Direction direction, std::size_t bytes, std::size_t threads,
+                 HostCopyMethod method, int repetitions);
     double beside_dma(bench::Direction direction, unsigned char* dst, const unsigned char* src,
                       std::size_t bytes, std::size_t threads, int repetitions);
 

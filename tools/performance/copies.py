@@ -63,7 +63,10 @@ def staged(run: Runner, targets: List[Target], quick: bool) -> Section:
         "the best of 1, 2, 4, ... threads up to its cores, median of `--repetitions`), which a "
         "staged copy cannot pass however well it overlaps the DMA; the same memcpy while the DMA "
         "moves as many bytes the same way (the slower of the two, each timed alone: the pace of "
-        "a perfectly overlapped staged copy where the host's memory serves both); and the "
+        "a perfectly overlapped staged copy where the host's memory serves both); a relay "
+        "(the host copies into one pinned buffer while the DMA moves the other, which the host "
+        "filled the round before, or the reverse for device to host, the best of memcpy and "
+        "streaming stores: where the DMA reads what the host wrote as it wrote it); and the "
         "driver's own pageable copy (`cuMemcpy*Async` / `clEnqueue*Buffer` on the "
         "`std::vector`). Above 1 against the driver, staging pays; against either limit, 1 is "
         "the most it can reach.",
@@ -78,6 +81,7 @@ def staged(run: Runner, targets: List[Target], quick: bool) -> Section:
             for r in result:
                 anchor = {"host_limit": "the host's limit",
                           "host_limit_beside_dma": "the host's limit beside the DMA",
+                          "host_limit_relay": "the host's relay with the DMA",
                           "sweep": "the driver's pageable copy"}.get(r.get("table"))
                 if anchor is None or r["host_memory"] != "pageable":
                     continue
