@@ -24,7 +24,8 @@ constexpr std::size_t share_alignment = 4096;
 
 // memcpy with non-temporal stores (SSE2, every x86-64 CPU has it): the destination is written
 // to memory without being read into the cache first. A staged copy writes its pinned buffers so,
-// for the DMA to read them from memory rather than from the host's cache.
+// for the DMA to read them from memory rather than from the host's cache. A loop of its own, not
+// the library's stream_copy: the anchor must not measure the code it judges.
 void streaming_copy(unsigned char* dst, const unsigned char* src, std::size_t bytes) {
 #if defined(__x86_64__)
     const std::size_t head =
@@ -152,12 +153,14 @@ HostCopyRate HostCopyLimit::measure(bench::Direction direction, std::size_t byte
         const double rate = static_cast<double>(bytes) / bench::detail::median(seconds) / 1e9;
         if (rate > best.gb_per_s) best = HostCopyRate{rate, threads, 0.0};
     }
-    best.beside_dma_gb_per_s = beside_dma(direction, dst, src, bytes, best.threads, repetitions);
+    best.beside_dma_gb_per_s = beside_dma(direction, bytes, best.threads, HostCopyMethod::memcpy,
+                                          Turns::apart, repetitions);
     std::vector<std::size_t> relay_threads{best.threads};
     if (thread_counts().back() != best.threads) relay_threads.push_back(thread_counts().back());
     for (const HostCopyMethod method : {HostCopyMethod::memcpy, HostCopyMethod::streaming})
         for (const std::size_t threads : relay_threads) {
-            const double rate = relay(direction, bytes, threads, method, repetitions);
+            const double rate =
+                beside_dma(direction, bytes, threads, method, Turns::relay, repetitions);
             if (rate > best.relay_gb_per_s) {
                 best.relay_gb_per_s = rate;
                 best.relay_threads = threads;
@@ -167,60 +170,39 @@ HostCopyRate HostCopyLimit::measure(bench::Direction direction, std::size_t byte
     return best;
 }
 
-double HostCopyLimit::relay(bench::Direction direction, std::size_t bytes, std::size_t threads,
-                            HostCopyMethod method, int repetitions) {
+double HostCopyLimit::beside_dma(bench::Direction direction, std::size_t bytes,
+                                 std::size_t threads, HostCopyMethod method, Turns turns,
+                                 int repetitions) {
     CopyTeam team(threads, method);
     const auto device = device_buffer_.view(0, bytes);
     HostBuffer<unsigned char>* pinned[2] = {&pinned_, &dma_pinned_};
     unsigned char* pageable = pageable_.data();
     int round = 0;
-    // One round: the DMA moves the buffer the host copied in the round before (into it, host to
-    // device; out of it, device to host, where the DMA fills the other one), both timed as in
-    // beside_dma.
+    // One round, the slower of the two, each timed as the copies are (the DMA by device events,
+    // which leaves out the host's wait for it); record() submits the DMA before the memcpy
+    // starts. Apart, the host always copies into (or out of) pinned_ and the DMA moves
+    // dma_pinned_; in a relay they swap every round, so the DMA moves the buffer the host filled
+    // the round before (host to device), or the host empties the one the DMA filled (device to
+    // host).
     const auto once = [&] {
-        HostBuffer<unsigned char>& host_side = *pinned[round % 2];
-        HostBuffer<unsigned char>& dma_side = *pinned[(round + 1) % 2];
+        const int host_side = turns == Turns::relay ? round % 2 : 0;
+        HostBuffer<unsigned char>& host_buffer = *pinned[host_side];
+        const auto dma_buffer = pinned[1 - host_side]->view(0, bytes);
         ++round;
         const Event begin = queue_.record();
         if (direction == bench::Direction::h2d)
-            queue_.copy(device, dma_side.view(0, bytes));
+            queue_.copy(device, dma_buffer);
         else
-            queue_.copy(dma_side.view(0, bytes), device);
+            queue_.copy(dma_buffer, device);
         const Event end = queue_.record();
-        const double memcpy_seconds =
-            direction == bench::Direction::h2d
-                ? team.copy(host_side.data(), pageable, bytes)
-                : team.copy(pageable, host_side.data(), bytes);
+        const double memcpy_seconds = direction == bench::Direction::h2d
+                                          ? team.copy(host_buffer.data(), pageable, bytes)
+                                          : team.copy(pageable, host_buffer.data(), bytes);
         queue_.finish();
         return std::max(memcpy_seconds, Event::elapsed_ms(begin, end) / 1e3);
     };
-    once();  // warm-up, and the first buffer written as the method writes it
+    once();  // warm-up, and in a relay both buffers written as the method writes them
     once();
-    std::vector<double> seconds;
-    for (int i = 0; i < repetitions; ++i) seconds.push_back(once());
-    return static_cast<double>(bytes) / bench::detail::median(seconds) / 1e9;
-}
-
-double HostCopyLimit::beside_dma(bench::Direction direction, unsigned char* dst,
-                                 const unsigned char* src, std::size_t bytes,
-                                 std::size_t threads, int repetitions) {
-    CopyTeam team(threads);
-    const auto device = device_buffer_.view(0, bytes);
-    const auto pinned = dma_pinned_.view(0, bytes);
-    // The slower of the two, each timed as the copies are (the DMA by device events, which
-    // leaves out the host's wait for it); record() submits the DMA before the memcpy starts.
-    const auto once = [&] {
-        const Event begin = queue_.record();
-        if (direction == bench::Direction::h2d)
-            queue_.copy(device, pinned);
-        else
-            queue_.copy(pinned, device);
-        const Event end = queue_.record();
-        const double memcpy_seconds = team.copy(dst, src, bytes);
-        queue_.finish();
-        return std::max(memcpy_seconds, Event::elapsed_ms(begin, end) / 1e3);
-    };
-    once();  // warm-up
     std::vector<double> seconds;
     for (int i = 0; i < repetitions; ++i) seconds.push_back(once());
     return static_cast<double>(bytes) / bench::detail::median(seconds) / 1e9;

@@ -55,14 +55,19 @@ public:
     static std::vector<std::size_t> thread_counts();
 
 private:
-    double relay(bench::Direction direction, std::size_t bytes, std::size_t threads,
-                 HostCopyMethod method, int repetitions);
-    double beside_dma(bench::Direction direction, unsigned char* dst, const unsigned char* src,
-                      std::size_t bytes, std::size_t threads, int repetitions);
+    // How the host's copy and the DMA share the two pinned buffers (see HostCopyRate).
+    enum class Turns {
+        apart,  // the host always on one, the DMA always on the other (beside_dma_gb_per_s)
+        relay   // they swap every round (relay_gb_per_s)
+    };
+    // `threads` threads copying `bytes` by `method` beside a DMA of as many bytes, the slower
+    // of the two per round: the median rate of `repetitions` rounds after two warm-up ones.
+    double beside_dma(bench::Direction direction, std::size_t bytes, std::size_t threads,
+                      HostCopyMethod method, Turns turns, int repetitions);
 
     Queue queue_;
     HostBuffer<unsigned char> pinned_;
-    HostBuffer<unsigned char> dma_pinned_;  // the DMA's side, apart from the memcpy's
+    HostBuffer<unsigned char> dma_pinned_;  // the DMA's side (in a relay, the two take turns)
     Buffer<unsigned char> device_buffer_;
     std::vector<unsigned char> pageable_;
 };

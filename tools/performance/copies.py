@@ -68,7 +68,7 @@ def staged(run: Runner, targets: List[Target], quick: bool) -> Section:
         "filled the round before, or the reverse for device to host, the best of memcpy and "
         "streaming stores: where the DMA reads what the host wrote as it wrote it); and the "
         "driver's own pageable copy (`cuMemcpy*Async` / `clEnqueue*Buffer` on the "
-        "`std::vector`). Above 1 against the driver, staging pays; against either limit, 1 is "
+        "`std::vector`). Above 1 against the driver, staging pays; against any of the limits, 1 is "
         "the most it can reach.",
         ["staged GB/s", "anchor GB/s", "staged / anchor"], [2, 2, 3])
     rows: Dict[tuple, Row] = {}
