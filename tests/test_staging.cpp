@@ -1,6 +1,7 @@
 // Copies from and to pageable host memory go through the device's pinned staging pool in
 // chunks: every element arrives, for sizes that do and do not fill whole chunks, into views, from
-// several threads at once, under a small limit, and with staging turned off.
+// several threads at once, under a small limit, through a single buffer, and with staging
+// turned off.
 #include "support.hpp"
 
 #include <thread>
@@ -97,6 +98,28 @@ TEST_CASE("staging: a small limit and staging turned off still copy everything")
     const auto off = test::device().staging_stats();
     CHECK(round_trip(queue, n, rnd, dualrt::Sync::async, false) == "");
     CHECK(test::device().staging_stats().staged_copies == off.staged_copies);
+}
+
+// A pool that can lend one buffer: every piece of a copy goes through it in turn, so each piece's
+// host copy must wait until the previous piece's DMA has read the buffer.
+TEST_CASE("staging: a pool of one buffer still copies everything") {
+    DefaultLimit restore;
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    auto queue = test::device().create_queue();
+    test::device().set_staging_limit(96u << 10);
+    const auto before = test::device().staging_stats();
+    if (before.limit_bytes != (96u << 10)) {
+        MESSAGE("DUALRT_STAGING_LIMIT is set, so the limit cannot be changed here");
+        return;
+    }
+    REQUIRE(before.chunk_bytes * 2 > before.limit_bytes);  // room for one buffer, not two
+    const std::size_t n = before.min_staged_bytes / sizeof(float) + rnd.size(1, 100000);
+    CHECK(round_trip(queue, n, rnd) == "");
+    CHECK(round_trip(queue, n, rnd, dualrt::Sync::blocking) == "");
+    const auto after = test::device().staging_stats();
+    CHECK(after.staged_copies >= before.staged_copies + 4);  // both ways, twice: all staged
+    CHECK(after.buffers <= 1);
 }
 
 TEST_CASE("staging: threads copying through one pool at once") {
