@@ -132,9 +132,8 @@ const std::vector<std::string> limit_header = {
 
 // The staged copies of the sweep against what bounds them, all measured in this run: the host's
 // best memcpy between pageable and pinned memory, alone, beside a DMA and relaying with one
-// (HostCopyLimit),
-// dualrt's pinned copy of the same size (the DMA alone), and the driver's own pageable path (the
-// native baseline's).
+// (HostCopyLimit), dualrt's pinned copy of the same size (the DMA alone), and the driver's own
+// pageable path (the native baseline's).
 void print_host_limit(Context& ctx, const SweepRates& rates, const std::vector<std::size_t>& sizes,
                       dualrt::samples::Progress& progress) {
     bw::HostCopyLimit limit(ctx.device, sizes.back());
