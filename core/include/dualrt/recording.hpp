@@ -5,13 +5,17 @@
 #include <dualrt/types.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace dualrt {
 
 class Queue;
+class Recording;
 namespace detail {
 struct RecordingState;
+std::uint64_t digest_of(const Recording& recording) noexcept;
+bool writes_elsewhere(const Recording& recording) noexcept;
 }
 
 /// Work that repeats the same commands (a solver's iteration, a time step, a frame) pays the
@@ -63,6 +67,9 @@ public:
 
 private:
     friend class Queue;  // records, re-records and replays it
+    // A Pipeline compares a run's commands with the recording's (queue_recording.hpp).
+    friend std::uint64_t detail::digest_of(const Recording& recording) noexcept;
+    friend bool detail::writes_elsewhere(const Recording& recording) noexcept;
     explicit Recording(std::shared_ptr<detail::RecordingState> state) : state_(std::move(state)) {}
     std::shared_ptr<detail::RecordingState> state_;
 };

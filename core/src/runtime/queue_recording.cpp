@@ -6,6 +6,8 @@
 #include "backend/launch_journal.hpp"
 #include "support/raise.hpp"
 
+#include <algorithm>
+
 namespace dualrt::detail {
 
 void QueueRecordingDeleter::operator()(QueueRecording* recording) const noexcept {
@@ -45,6 +47,12 @@ private:
 
 }  // namespace
 
+void OpenRecording::note_write(const backend::BufferImpl* buffer) {
+    if (writes_elsewhere || confined_to.empty()) return;
+    writes_elsewhere =
+        std::find(confined_to.begin(), confined_to.end(), buffer) == confined_to.end();
+}
+
 Event QueueRecording::event_at(backend::RecorderImpl::Point point) const {
     const backend::DeviceImpl& device = open_->queues[lane_]->device();
     return Event(std::make_shared<RecordedEvent>(device.shared_from_this(), open_, point));
@@ -53,21 +61,32 @@ Event QueueRecording::event_at(backend::RecorderImpl::Point point) const {
 Event QueueRecording::added(backend::RecorderImpl::Point point,
                             std::initializer_list<std::shared_ptr<const void>> kept) {
     ++open_->commands;
-    open_->kept.insert(open_->kept.end(), kept.begin(), kept.end());
+    if (!open_->digest_only) open_->kept.insert(open_->kept.end(), kept.begin(), kept.end());
+    latest_ = point;
     return event_at(point);
 }
 
 Event QueueRecording::copy_to_device(const BufferView& dst, const PinnedHolder& host,
-                                     std::size_t bytes) {
+                                     std::size_t bytes, bool digested) {
     const auto& buffer = backend_of(dst);
+    if (digested) {
+        open_->digest.mix_values('u', lane_, buffer.get(), dst.offset_bytes(), host.buffer.get(),
+                                 host.offset, bytes);
+        open_->note_write(buffer.get());
+    }
     return added(open_->recorder->copy_to_device(lane_, *buffer, dst.offset_bytes(),
                                                     *host.buffer, host.offset, bytes),
                  {buffer, host.buffer});
 }
 
 Event QueueRecording::copy_to_host(const PinnedHolder& host, const BufferView& src,
-                                   std::size_t bytes) {
+                                   std::size_t bytes, bool digested) {
     const auto& buffer = backend_of(src);
+    if (digested) {
+        open_->digest.mix_values('d', lane_, buffer.get(), src.offset_bytes(), host.buffer.get(),
+                                 host.offset, bytes);
+        open_->note_write(nullptr);  // host memory
+    }
     return added(open_->recorder->copy_to_host(lane_, *host.buffer, host.offset, *buffer,
                                                   src.offset_bytes(), bytes),
                  {buffer, host.buffer});
@@ -76,6 +95,9 @@ Event QueueRecording::copy_to_host(const PinnedHolder& host, const BufferView& s
 Event QueueRecording::copy_device(const BufferView& dst, const BufferView& src) {
     const auto& to = backend_of(dst);
     const auto& from = backend_of(src);
+    open_->digest.mix_values('c', lane_, to.get(), dst.offset_bytes(), from.get(),
+                             src.offset_bytes(), src.bytes());
+    open_->note_write(to.get());
     return added(open_->recorder->copy_device(lane_, *to, dst.offset_bytes(), *from,
                                                  src.offset_bytes(), src.bytes()),
                  {to, from});
@@ -83,6 +105,10 @@ Event QueueRecording::copy_device(const BufferView& dst, const BufferView& src) 
 
 Event QueueRecording::fill(const BufferView& dst, const void* pattern, std::size_t pattern_size) {
     const auto& buffer = backend_of(dst);
+    open_->digest.mix_values('f', lane_, buffer.get(), dst.offset_bytes(), dst.bytes(),
+                             pattern_size);
+    open_->digest.mix(pattern, pattern_size);
+    open_->note_write(buffer.get());
     return added(open_->recorder->fill(lane_, *buffer, dst.offset_bytes(), dst.bytes(),
                                           pattern, pattern_size),
                  {buffer});
@@ -92,14 +118,24 @@ Event QueueRecording::launch(const Kernel& kernel, const backend::LaunchGeometry
                              backend::KernelArgs args, const KernelArgument* arguments,
                              std::size_t count) {
     const auto& impl = backend_of(kernel);
+    // Field by field: LaunchGeometry and KernelArg have padding, whose bytes are not theirs.
+    CommandDigest& digest = open_->digest;
+    digest.mix_values('l', lane_, impl.get(), geometry.dims, geometry.global, geometry.local);
+    for (const backend::KernelArg& arg : args) {
+        digest.mix_values(arg.kind, arg.buffer, arg.offset, arg.bytes);
+        if (arg.kind == backend::ParamInfo::Kind::scalar && arg.value != nullptr)
+            digest.mix(arg.value, arg.bytes);
+        if (arg.kind == backend::ParamInfo::Kind::buffer) open_->note_write(arg.buffer);
+    }
     Event event = added(open_->recorder->launch(lane_, *impl, geometry, args), {impl});
-    for (std::size_t i = 0; i < count; ++i)
-        if (arguments[i].kind == KernelArgument::Kind::buffer)
-            open_->kept.push_back(backend_of(*arguments[i].buffer));
+    if (!open_->digest_only)
+        for (std::size_t i = 0; i < count; ++i)
+            if (arguments[i].kind == KernelArgument::Kind::buffer)
+                open_->kept.push_back(backend_of(*arguments[i].buffer));
     return event;
 }
 
-void QueueRecording::wait(const backend::EventImpl& event) {
+void QueueRecording::wait(const backend::EventImpl& event, bool digested) {
     const auto* recorded = dynamic_cast<const RecordedEvent*>(&event);
     if (recorded == nullptr)
         raise_argument("Queue::wait",
@@ -109,7 +145,9 @@ void QueueRecording::wait(const backend::EventImpl& event) {
     if (!recorded->of(*open_))
         raise_argument("Queue::wait", "the Event is of a command of another recording; a "
                                       "recording's queues wait only for its own commands");
-    if (recorded->point() != no_point) open_->recorder->wait(lane_, recorded->point());
+    if (recorded->point() == no_point) return;
+    if (digested) open_->digest.mix_values('w', lane_, recorded->point());
+    open_->recorder->wait(lane_, recorded->point());
 }
 
 PinnedHolder pinned_for_recording(const char* operation, const char* role,
@@ -129,6 +167,107 @@ PinnedHolder pinned_for_recording(const char* operation, const char* role,
 
 bool is_recorded_event(const backend::EventImpl& event) {
     return dynamic_cast<const RecordedEvent*>(&event) != nullptr;
+}
+
+namespace {
+
+// A digest's recorder: each command is a point and nothing more.
+class DigestRecorder final : public backend::RecorderImpl {
+public:
+    std::size_t add_lane() override { return lanes_++; }
+    void wait(std::size_t, Point) override {}
+    Point copy_to_device(std::size_t, backend::BufferImpl&, std::size_t, backend::HostBufferImpl&,
+                         std::size_t, std::size_t) override {
+        return points_++;
+    }
+    Point copy_to_host(std::size_t, backend::HostBufferImpl&, std::size_t, backend::BufferImpl&,
+                       std::size_t, std::size_t) override {
+        return points_++;
+    }
+    Point copy_device(std::size_t, backend::BufferImpl&, std::size_t, backend::BufferImpl&,
+                      std::size_t, std::size_t) override {
+        return points_++;
+    }
+    Point fill(std::size_t, backend::BufferImpl&, std::size_t, std::size_t, const void*,
+               std::size_t) override {
+        return points_++;
+    }
+    Point launch(std::size_t, backend::KernelImpl&, const backend::LaunchGeometry&,
+                 backend::KernelArgs) override {
+        return points_++;
+    }
+    std::shared_ptr<backend::RecordingImpl> finish(const std::shared_ptr<backend::RecordingImpl>&,
+                                                   bool&) override {
+        return nullptr;  // never asked: end_digest ends a digest
+    }
+
+private:
+    std::size_t lanes_ = 1;
+    Point points_ = 0;
+};
+
+}  // namespace
+
+void begin_digest(const std::vector<Queue>& lanes) {
+    for (const Queue& queue : lanes)
+        if (backend_of(queue)->recording() != nullptr)
+            raise_argument("Pipeline::run", "a queue of the Pipeline is recording already");
+    auto under_way = std::make_shared<OpenRecording>();
+    under_way->recorder = std::make_unique<DigestRecorder>();
+    under_way->digest_only = true;
+    for (std::size_t lane = 0; lane < lanes.size(); ++lane) {
+        const auto& impl = backend_of(lanes[lane]);
+        if (lane > 0) under_way->recorder->add_lane();
+        under_way->queues.push_back(impl);
+        impl->recording_slot().reset(new QueueRecording(under_way, lane));
+    }
+}
+
+std::uint64_t end_digest(const std::vector<Queue>& lanes) noexcept {
+    std::uint64_t digest = 0;
+    for (const Queue& queue : lanes) {
+        QueueRecordingPtr& slot = backend_of(queue)->recording_slot();
+        if (slot && slot->open()->digest_only) digest = slot->open()->digest.value();
+        slot.reset();
+    }
+    return digest;
+}
+
+Event latest_recorded(const Queue& queue) { return backend_of(queue)->recording()->latest(); }
+
+void record_own_wait(const Queue& queue, const Event& event) {
+    backend_of(queue)->recording()->wait(*backend_of(event), false);
+}
+
+void confine_writes(const Queue& first, std::vector<const backend::BufferImpl*> buffers) {
+    OpenRecording& open = *backend_of(first)->recording()->open();
+    open.confined_to = std::move(buffers);
+    open.writes_elsewhere = false;
+}
+
+bool writes_elsewhere(const Recording& recording) noexcept {
+    return !recording.state_ || recording.state_->writes_elsewhere;
+}
+
+std::uint64_t digest_of(const Recording& recording) noexcept {
+    return recording.state_ ? recording.state_->digest : 0;
+}
+
+backend::EventPtr record_own_copy_to_device(const Queue& queue, const BufferView& dst,
+                                            const void* src, std::size_t bytes,
+                                            const char* operation) {
+    backend::QueueImpl& impl = *backend_of(queue);
+    const Event recorded = impl.recording()->copy_to_device(
+        dst, pinned_for_recording(operation, "input", impl.device(), src, bytes), bytes, false);
+    return backend_of(recorded);
+}
+
+backend::EventPtr record_own_copy_to_host(const Queue& queue, void* dst, const BufferView& src,
+                                          std::size_t bytes, const char* operation) {
+    backend::QueueImpl& impl = *backend_of(queue);
+    const Event recorded = impl.recording()->copy_to_host(
+        pinned_for_recording(operation, "output", impl.device(), dst, bytes), src, bytes, false);
+    return backend_of(recorded);
 }
 
 }  // namespace dualrt::detail
@@ -201,7 +340,7 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
     const char* op = "Queue::end_recording";
     require_valid(op);
     detail::QueueRecording* recording = impl_->recording();
-    if (recording == nullptr)
+    if (recording == nullptr || recording->open()->digest_only)
         detail::raise_argument(op, "the queue is not recording; call begin_recording() first");
     if (recording->lane() != 0)
         detail::raise_argument(op, "this queue joined a recording another queue began; end it "
@@ -223,6 +362,8 @@ std::shared_ptr<detail::RecordingState> Queue::finish_recording(
     state->path = device_->info().recording;
     state->commands = under_way->commands;
     state->queues = under_way->queues.size();
+    state->digest = under_way->digest.value();
+    state->writes_elsewhere = under_way->confined_to.empty() || under_way->writes_elsewhere;
     state->kept = std::move(under_way->kept);
     state->impl = under_way->recorder->finish(previous ? previous->impl : nullptr,
                                             state->updated_in_place);
