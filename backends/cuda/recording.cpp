@@ -6,9 +6,11 @@
 #include "context.hpp"
 #include "device.hpp"
 #include "queue.hpp"
+#include "support/raise.hpp"
 
 #include <cuda.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -65,9 +67,11 @@ private:
 };
 
 // Each lane is a stream of the recorder's own. Lane 0's stream is captured; another lane's joins
-// the capture by waiting for an event of lane 0, waits between lanes are events of the capture,
-// and every lane joins lane 0 again before the capture ends, as CUDA's capture of several streams
-// requires.
+// the capture by waiting for an event of lane 0, and every lane joins lane 0 again before the
+// capture ends, as CUDA's capture of several streams requires. A point is the graph node its
+// command made, and a wait for it adds that node to the waiting stream's capture dependencies:
+// the exact command, not the other lane's position at the time of the wait (a Pipeline on stage
+// queues records each chunk's next upload before its compute waits for this one's).
 class GraphRecorder final : public backend::RecorderImpl {
 public:
     explicit GraphRecorder(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {
@@ -104,7 +108,12 @@ public:
         return lanes_.size() - 1;
     }
     void wait(std::size_t lane, Point point) override {
-        if (lane_of_[point] != lane) order(lane_of_[point], lane);
+        if (lane_of_[point] == lane) return;
+        ScopedContext current(device_->context());
+        CUgraphNode node = node_of_[point];
+        CU_CHECK(cuStreamUpdateCaptureDependencies(stream(lane), &node, nullptr, 1,
+                                                   CU_STREAM_ADD_CAPTURE_DEPENDENCIES),
+                 "recording a wait between lanes");
     }
     Point copy_to_device(std::size_t lane, backend::BufferImpl& dst, std::size_t dst_offset,
                          backend::HostBufferImpl& host, std::size_t host_offset,
@@ -169,12 +178,26 @@ private:
     static void* at(backend::HostBufferImpl& host, std::size_t offset) {
         return static_cast<unsigned char*>(host.data()) + offset;
     }
+    // The point of the command just captured on `lane`: the stream's one capture dependency now.
     Point recorded(std::size_t lane) {
+        ScopedContext current(device_->context());
+        CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+        const CUgraphNode* dependencies = nullptr;
+        std::size_t count = 0;
+        CU_CHECK(cuStreamGetCaptureInfo(stream(lane), &status, nullptr, nullptr, &dependencies,
+                                        nullptr, &count),
+                 "reading the node a recorded command made");
+        if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1)
+            detail::raise_finding(Errc::backend_failure, "cuda", "cuStreamGetCaptureInfo", 0, "",
+                                  "recording on " + device_->describe(),
+                                  "the command just recorded left " + std::to_string(count) +
+                                      " capture dependencies, expected its own node alone");
         lane_of_.push_back(lane);
+        node_of_.push_back(dependencies[0]);
         return lane_of_.size() - 1;
     }
     // Lane `later`'s next commands wait for what lane `earlier` has recorded so far: an event of
-    // the capture (a point later than some waited-for command at worst, never earlier).
+    // the capture (joining a lane to the capture, and every lane to lane 0 at its end).
     void order(std::size_t earlier, std::size_t later) {
         ScopedContext current(device_->context());
         CUevent event = nullptr;
@@ -192,6 +215,7 @@ private:
     std::shared_ptr<DeviceImpl> device_;
     std::vector<std::shared_ptr<QueueImpl>> lanes_;  // their streams are captured, never run
     std::vector<std::size_t> lane_of_;              // the lane of each point
+    std::vector<CUgraphNode> node_of_;              // the graph node of each point
     std::vector<CUevent> events_;  // of the waits between lanes, destroyed with the recorder
     bool capturing_ = false;
 };
