@@ -216,7 +216,8 @@ TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the la
     const auto planner_of = [](std::size_t chunks) {
         dualrt::PipelineOptions options;
         options.chunking = dualrt::Chunking::count(chunks);
-        return Planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false);
+        return Planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false,
+                       dualrt::RecordingPath::none);
     };
     RunArrays arrays;
     const std::size_t n = 40 * 1024;
@@ -262,4 +263,78 @@ TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the la
     const int short_runs = windows_in(two, 40, timed_stages(2, {upload_stage, compute_stage}));
     CHECK(short_runs >= 8);
     CHECK(short_runs <= 12);
+}
+
+TEST_CASE("pipeline plan: a replayable layout replays from its second run once its lanes are "
+          "chosen, on stage queues where balanced, and says why a run does not replay") {
+    RunArrays arrays;
+    const auto pinned_arrays = [&](std::size_t n, bool pinned) {
+        arrays = RunArrays{};
+        arrays.inputs.push_back(dualrt::detail::HostSide{nullptr, n, 4, pinned});
+        arrays.outputs.push_back(dualrt::detail::HostSide{nullptr, n, 4, pinned});
+        arrays.count = n;
+    };
+    const auto planner_of = [](std::size_t chunks, dualrt::RecordingPath path) {
+        dualrt::PipelineOptions options;
+        options.chunking = dualrt::Chunking::count(chunks);
+        options.replay = true;
+        return Planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false,
+                       path);
+    };
+    // Balanced stages in every chunk of the run: the lanes are chosen from it.
+    const auto learn_balanced = [&](Planner& planner, const RunPlan& plan) {
+        const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
+        ResolvedTiming resolved;
+        for (std::size_t chunk = 0; chunk < extents.size(); ++chunk)
+            for (std::size_t stage : {upload_stage, compute_stage, download_stage})
+                resolved.durations.push_back(StageDuration{chunk, stage, 0.01, true, true});
+        RunRecord record{extents, resolved};
+        record.run_ms = 1.0;
+        planner.learn(arrays, record);
+    };
+    const auto timed_any = [](const RunPlan& plan) {
+        return std::any_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });
+    };
+
+    pinned_arrays(64 * 16 * 1024, true);  // 64 chunks of 64 KiB
+    Planner graphs = planner_of(64, dualrt::RecordingPath::graph);
+    const RunPlan first = graphs.plan(arrays, dualrt::Halo(), "test");
+    CHECK(!first.replay);
+    CHECK(first.no_replay == "the layout's first run times its stages");
+    CHECK(timed_any(first));
+    learn_balanced(graphs, first);
+    for (int run = 0; run < 5; ++run) {
+        const RunPlan later = graphs.plan(arrays, dualrt::Halo(), "test");
+        CAPTURE(later.no_replay);
+        CHECK(later.replay);
+        CHECK(!timed_any(later));  // nothing left to choose: no window
+        // Balanced 64 KiB chunks take two lanes when enqueued; replayed, one queue per stage.
+        CHECK(later.queues.mode == dualrt::PipelineMode::three_queues);
+        learn_balanced(graphs, later);
+    }
+
+    // The same chunks on a device without graphs or command buffers take two lanes, and say why
+    // they do not replay.
+    Planner lists = planner_of(64, dualrt::RecordingPath::command_list);
+    learn_balanced(lists, lists.plan(arrays, dualrt::Halo(), "test"));
+    const RunPlan listed = lists.plan(arrays, dualrt::Halo(), "test");
+    CHECK(!listed.replay);
+    CHECK(test_contains(listed.no_replay, "command list"));
+    CHECK(listed.queues.mode == dualrt::PipelineMode::lanes);
+    CHECK(listed.queues.in_flight == 2);
+
+    // Chunks of 256 KiB and more are not replayed; nor are pageable arrays.
+    pinned_arrays(4 * 64 * 1024, true);  // 4 chunks of 256 KiB
+    Planner large = planner_of(4, dualrt::RecordingPath::graph);
+    learn_balanced(large, large.plan(arrays, dualrt::Halo(), "test"));
+    const RunPlan big = large.plan(arrays, dualrt::Halo(), "test");
+    CHECK(!big.replay);
+    CAPTURE(big.no_replay);
+    CHECK(test_contains(big.no_replay, "a replay gains nothing"));
+    pinned_arrays(64 * 16 * 1024, false);
+    Planner staged = planner_of(64, dualrt::RecordingPath::graph);
+    learn_balanced(staged, staged.plan(arrays, dualrt::Halo(), "test"));
+    const RunPlan pageable = staged.plan(arrays, dualrt::Halo(), "test");
+    CHECK(!pageable.replay);
+    CHECK(test_contains(pageable.no_replay, "pageable"));
 }

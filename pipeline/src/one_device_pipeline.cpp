@@ -24,7 +24,7 @@ OneDevicePipeline::OneDevicePipeline(Device on, const PipelineOptions& chosen,
       mode(resolved_mode),
       depth(resolved_depth),
       planner(chosen, resolved_mode, resolved_depth, device.info().backend,
-              has_untimed_queues(device)) {
+              has_untimed_queues(device), device.info().recording) {
     queues.mode = mode;
     for (std::size_t q = 0; q < queue_count(mode, depth); ++q)
         queues.queues.push_back(device.create_queue());
@@ -91,10 +91,16 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     ensure_buffers(arrays, plan.sizes, halo);
 
     RunTiming timing(plan.timed, plan.queues.mode, plan.host_clock);
-    Lanes used = lanes_of(plan.queues, plan.host_clock);
-    ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
-                             staging_slots(), arrays, timing, compute);
-    scheduler.run(extents);
+    std::string replay_how;
+    if (plan.replay) {
+        replay_how = replay(arrays, extents, plan.queues, compute, timing);
+    } else {
+        Lanes used = lanes_of(plan.queues, plan.host_clock);
+        ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
+                                 staging_slots(), arrays, timing, compute);
+        scheduler.run(extents);
+        if (options.replay) replay_how = "not replayed: " + plan.no_replay;
+    }
     timing.ended();
 
     // A timed event costs the host its record, and then its reading and its release: the
@@ -125,11 +131,66 @@ PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo
     const Planner::Fitted fitted = planner.fit(arrays);
     PipelineReport report =
         make_report(facts, extents, resolved, fitted.models, fitted.device_samples);
+    report.replayed = plan.replay;
+    report.replay = std::move(replay_how);
     report.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                                started)
                          .count();
     if (timing_out != nullptr) *timing_out = resolved;
     return report;
+}
+
+std::string OneDevicePipeline::replay(const RunArrays& arrays,
+                                      const std::vector<ChunkExtent>& extents,
+                                      const QueueUse& use, const ChunkFunction& compute,
+                                      RunTiming& timing) {
+    Lanes used = lanes_of(use, /*untimed=*/true);
+    // The scheduler records or digests the run; it times nothing itself.
+    RunTiming untimed(std::vector<bool>(extents.size(), false), use.mode, true);
+    ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
+                             staging_slots(), arrays, untimed, compute);
+    const ReplayLayout layout = replay_layout(arrays, extents, used.queues, used.slots);
+    Queue& first = used.queues.queues.front();
+    try {
+        const auto replay_now = [&] {
+            timing.started();
+            recordings.replay(first).wait();
+        };
+        if (!recordings.holds(layout)) {
+            recordings.record(used.queues, used.slots, scheduler, extents, layout);
+            replay_now();
+            return "recorded, and replayed";
+        }
+        // The compute function is called for every chunk to compare its commands with the
+        // recording, about a microsecond of host time a chunk. Where a replay with other
+        // commands would change nothing that the run does not write again (the recorded
+        // commands write only the chunks' buffers, and the outputs are not inputs), the replay
+        // starts first and the comparison runs beside it: a mismatch then costs a second replay,
+        // not a wrong result.
+        const bool ahead = recordings.confined() && !outputs_overlap_inputs(arrays);
+        Event ahead_end;
+        if (ahead) {
+            timing.started();
+            ahead_end = recordings.replay(first);
+        }
+        const std::string nth = std::to_string(recordings.replays() + (ahead ? 0 : 1));
+        if (recordings.matches(used.queues, scheduler, extents)) {
+            if (ahead) ahead_end.wait();
+            else replay_now();
+            return "replayed (run " + nth + " of its recording)";
+        }
+        // A scalar or a view of the compute function's changed: record the run anew.
+        if (ahead) ahead_end.wait();
+        recordings.record(used.queues, used.slots, scheduler, extents, layout);
+        replay_now();
+        return std::string("recorded anew (the compute function enqueued other commands than "
+                           "the recording held), ") +
+               (recordings.updated_in_place() ? "updated in place" : "built anew") +
+               ", and replayed";
+    } catch (...) {
+        used.queues.drain_quietly();
+        throw;
+    }
 }
 
 }  // namespace dualrt::detail

@@ -11,6 +11,7 @@
 
 #include "run/chunk_buffers.hpp"
 #include "run/chunk_scheduler.hpp"
+#include "run/run_recordings.hpp"
 #include "run/run_timing.hpp"
 #include "tune/planner.hpp"
 
@@ -51,6 +52,12 @@ public:
     // staging rings for the arrays this device stages; kept, and grown when a run needs more.
     void ensure_buffers(const RunArrays& arrays, const std::vector<std::size_t>& sizes,
                         const Halo& halo);
+    // The run of `extents` on `use`'s lanes as a replay of the recording of its layout:
+    // recorded first where the recording holds another layout or the compute function's
+    // commands differ from it (by digest). Times the replay on the host clock into `timing`.
+    // Returns what it did, for PipelineReport::replay.
+    std::string replay(const RunArrays& arrays, const std::vector<ChunkExtent>& extents,
+                       const QueueUse& use, const ChunkFunction& compute, RunTiming& timing);
 
     // The parts, shared with the runs a Pipeline over several devices deals to every device.
     Device device;
@@ -64,6 +71,7 @@ public:
     DeviceSlots slots;  // kept between runs and grown when a run needs more
     StagingRings input_staging, output_staging;
     Planner planner;
+    RunRecordings recordings;  // PipelineOptions::replay
 };
 
 }  // namespace dualrt::detail

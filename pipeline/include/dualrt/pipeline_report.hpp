@@ -52,6 +52,12 @@ struct PipelineReport {
     bool staged_input = false;       ///< some pageable input went through pinned staging
     bool staged_output = false;      ///< some pageable output went through pinned staging
     std::string chunking;            ///< how the chunks were chosen, in words
+    /// PipelineOptions::replay: the run replayed the recorded commands of a run before it over
+    /// the same layout, or recorded its own and replayed them.
+    bool replayed = false;
+    /// With PipelineOptions::replay, what the run did ("replayed", "recorded anew: ...") or why
+    /// it ran its commands one by one instead; "" without it.
+    std::string replay;
 
     /// Whether the stage fields below, and what is computed from them, were measured.
     StageTimes stage_times = StageTimes::not_measured;

@@ -2,6 +2,7 @@
 
 #include "backend/backend_access.hpp"
 #include "runtime/enqueue_watch.hpp"
+#include "runtime/queue_recording.hpp"
 #include "support/raise.hpp"
 #include "support/parallel_copy.hpp"
 
@@ -42,37 +43,68 @@ ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
       timing_(timing), compute_(compute),
       copier_(ParallelCopier::of(backend_of(queues.queues.front().device()).get())) {}
 
-void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
+void ChunkScheduler::start(const std::vector<ChunkExtent>& extents) {
     extents_ = &extents;
-    const std::size_t n = extents.size();
     // Chunk i looks back at chunk i - depth (its slot) and i - staging_slots (its pinned
     // buffers), and the next chunk's upload comes before its own download.
     in_flight_.assign(std::max(slots_.size(), staging_slots_) + 2, InFlight{});
     unnudged_bytes_.assign(queues_.queues.size(), 0);
     unretired_.clear();
+}
+
+void ChunkScheduler::enqueue_chunks() {
+    const std::size_t n = extents_->size();
+    // Each chunk's upload is enqueued one step ahead of the previous chunk's compute and
+    // download: with one copy queue (two queues) this lets upload i+1 run beside compute i
+    // instead of queueing behind download i, which waits for compute i.
+    if (n > 0) upload(0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i + 1 < n) upload(i + 1);
+        compute(i);
+        download(i);
+        if (recording_) continue;
+        // The run's end on every queue that downloads, right after its last download: a point
+        // recorded later, on a queue already idle, would read later than the work.
+        const bool lanes = queues_.mode == PipelineMode::lanes;
+        if (lanes ? i + queues_.queues.size() >= n : i + 1 == n)
+            timing_.mark_end(queues_.download(i));
+        retire_completed();
+    }
+}
+
+void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
+    start(extents);
     try {
-        // Each chunk's upload is enqueued one step ahead of the previous chunk's compute and
-        // download: with one copy queue (two queues) this lets upload i+1 run beside compute i
-        // instead of queueing behind download i, which waits for compute i.
-        if (n > 0) upload(0);
-        for (std::size_t i = 0; i < n; ++i) {
-            if (i + 1 < n) upload(i + 1);
-            compute(i);
-            download(i);
-            // The run's end on every queue that downloads, right after its last download: a
-            // point recorded later, on a queue already idle, would read later than the work.
-            const bool lanes = queues_.mode == PipelineMode::lanes;
-            if (lanes ? i + queues_.queues.size() >= n : i + 1 == n)
-                timing_.mark_end(queues_.download(i));
-            retire_completed();
-        }
-        if (n > 0) retire_through(n - 1);
+        enqueue_chunks();
+        if (!extents.empty()) retire_through(extents.size() - 1);
         queues_.finish_all();
     } catch (...) {
         queues_.drain_quietly();
         unretired_.clear();
         throw;
     }
+}
+
+void ChunkScheduler::record(const std::vector<ChunkExtent>& extents) {
+    start(extents);
+    recording_ = true;
+    try {
+        enqueue_chunks();  // nothing runs: on a failure there is nothing to drain
+    } catch (...) {
+        recording_ = false;
+        throw;
+    }
+    recording_ = false;
+}
+
+void ChunkScheduler::wait_on(Queue& queue, const Event& event) {
+    if (recording_) record_own_wait(queue, event);  // the layout's, not the compute function's
+    else queue.wait(event);
+}
+
+void ChunkScheduler::compute_only(const std::vector<ChunkExtent>& extents) {
+    start(extents);
+    for (std::size_t i = 0; i < extents.size(); ++i) call_compute(i, queues_.compute(i));
 }
 
 void ChunkScheduler::run(ChunkSource& source, std::vector<ChunkExtent>& extents) {
@@ -160,7 +192,7 @@ void ChunkScheduler::upload(std::size_t i) {
     // The slot's previous chunk must be downloaded before its buffers are overwritten; where
     // that download is on this queue (a lane, one copy queue) it is ahead already.
     if (i >= depth && backend_of(queues_.download(i - depth)) != backend_of(queue))
-        queue.wait(in_flight(i - depth).downloaded);
+        wait_on(queue, in_flight(i - depth).downloaded);
 
     // Pageable inputs go into pinned buffers first, so the DMAs can follow one another.
     std::vector<const void*>& sources = sources_;
@@ -193,11 +225,13 @@ void ChunkScheduler::upload(std::size_t i) {
     backend::EventPtr last;
     for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
+        const std::size_t bytes = range.count * arrays_.inputs[k].elem_size;
         last.reset();
-        last = backend_of(queue)->copy_to_device(*backend_of(buffer), buffer.offset_bytes(),
-                                                 sources[k],
-                                                 range.count * arrays_.inputs[k].elem_size,
-                                                 Sync::async);
+        last = recording_ ? record_own_copy_to_device(queue, buffer, sources[k], bytes,
+                                                      "Pipeline::run (recording for replay)")
+                          : backend_of(queue)->copy_to_device(*backend_of(buffer),
+                                                              buffer.offset_bytes(), sources[k],
+                                                              bytes, Sync::async);
     }
     if (!waited_for) last.reset();
     in_flight(i).uploaded = waited_for ? Event(std::move(last)) : Event();
@@ -205,11 +239,27 @@ void ChunkScheduler::upload(std::size_t i) {
 }
 
 void ChunkScheduler::compute(std::size_t i) {
+    Queue& queue = queues_.compute(i);
+    if (backend_of(queues_.upload(i)) != backend_of(queue)) wait_on(queue, in_flight(i).uploaded);
+    timing_.begin_stage(i, after_compute, queue);
+    call_compute(i, queue);
+    // A download on another queue waits for the compute's end: an untimed mark (the compute
+    // function's own events are not ours), also in a timed chunk, for the reason upload() gives.
+    // A mark is the last enqueue's own event where the backend can: no timestamp, no new event
+    // per chunk (a timed record() cost 2 us on CUDA and a flush on OpenCL, per chunk, in
+    // three-queue mode). In a recording, the compute queue's latest recorded command (the
+    // download also waits for the upload then: a compute function may have recorded nothing).
+    const bool waited_for = backend_of(queues_.download(i)) != backend_of(queue);
+    in_flight(i).computed = !waited_for  ? Event()
+                            : recording_ ? latest_recorded(queue)
+                                         : Event(backend_of(queue)->mark());
+    timing_.end_stage(i, after_compute, queue);
+}
+
+void ChunkScheduler::call_compute(std::size_t i, Queue& queue) {
     const ChunkExtent& chunk = (*extents_)[i];
     const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
     const DeviceSlot& slot = slots_[i % slots_.size()];
-    Queue& queue = queues_.compute(i);
-    if (backend_of(queues_.upload(i)) != backend_of(queue)) queue.wait(in_flight(i).uploaded);
     std::vector<BufferView>& inputs = input_views_;
     std::vector<BufferView>& outputs = output_views_;
     inputs.clear();
@@ -230,36 +280,28 @@ void ChunkScheduler::compute(std::size_t i) {
     views.halo_before = range.halo_before;
     views.halo_after = range.halo_after;
     views.row_width = arrays_.halo.row_width();
-    timing_.begin_stage(i, after_compute, queue);
-    {
-        EnqueueWatch watch(backend_of(queue)->device(), *backend_of(queue));
-        compute_(views);
-        if (!watch.unordered().empty())
-            raise_argument(
-                "Pipeline::run",
-                "the compute function of chunk " + std::to_string(i) + " enqueued " +
-                    watch.unordered() +
-                    " on another queue of the chunk's device, and chunk.queue did not wait for "
-                    "it: the chunk's download waits only for chunk.queue, so it could read the "
-                    "chunk before that work wrote it; expected the chunk's work on chunk.queue, "
-                    "or chunk.queue.wait(event) on an event recorded after it");
-    }
-    // A download on another queue waits for the compute's end: an untimed mark (the compute
-    // function's own events are not ours), also in a timed chunk, for the reason upload() gives.
-    // A mark is the last enqueue's own event where the backend can: no timestamp, no new event
-    // per chunk (a timed record() cost 2 us on CUDA and a flush on OpenCL, per chunk, in
-    // three-queue mode).
-    in_flight(i).computed = backend_of(queues_.download(i)) != backend_of(queue)
-                                ? Event(backend_of(queue)->mark())
-                                : Event();
-    timing_.end_stage(i, after_compute, queue);
+    EnqueueWatch watch(backend_of(queue)->device(), *backend_of(queue));
+    compute_(views);
+    if (!watch.unordered().empty())
+        raise_argument(
+            "Pipeline::run",
+            "the compute function of chunk " + std::to_string(i) + " enqueued " +
+                watch.unordered() +
+                " on another queue of the chunk's device, and chunk.queue did not wait for it: "
+                "the chunk's download waits only for chunk.queue, so it could read the chunk "
+                "before that work wrote it; expected the chunk's work on chunk.queue, or "
+                "chunk.queue.wait(event) on an event recorded after it");
 }
 
 void ChunkScheduler::download(std::size_t i) {
     const ChunkExtent& chunk = (*extents_)[i];
     const DeviceSlot& slot = slots_[i % slots_.size()];
     Queue& queue = queues_.download(i);
-    if (backend_of(queues_.compute(i)) != backend_of(queue)) queue.wait(in_flight(i).computed);
+    if (backend_of(queues_.compute(i)) != backend_of(queue)) {
+        wait_on(queue, in_flight(i).computed);
+        if (recording_ && backend_of(queues_.upload(i)) != backend_of(queue))
+            wait_on(queue, in_flight(i).uploaded);
+    }
 
     // As in upload(): the downloads' end is kept only where something waits for it (the
     // copy-out of staged outputs, the upload that reuses this slot from another queue, or a
@@ -288,15 +330,18 @@ void ChunkScheduler::download(std::size_t i) {
         }
         const BufferView& buffer = slot.outputs[k];
         last.reset();
-        last = backend_of(queue)->copy_to_host(destination, *backend_of(buffer),
-                                               buffer.offset_bytes(), bytes, Sync::async);
+        last = recording_ ? record_own_copy_to_host(queue, destination, buffer, bytes,
+                                                    "Pipeline::run (recording for replay)")
+                          : backend_of(queue)->copy_to_host(destination, *backend_of(buffer),
+                                                            buffer.offset_bytes(), bytes,
+                                                            Sync::async);
         bytes_moved += bytes;
     }
     for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
     if (!waited_for) last.reset();
     Event downloaded = waited_for ? Event(std::move(last)) : Event();
     timing_.end_stage(i, after_download, queue);
-    if (queues_.mode == PipelineMode::lanes) {
+    if (queues_.mode == PipelineMode::lanes && !recording_) {
         const std::size_t lane = i % queues_.queues.size();
         unnudged_bytes_[lane] += bytes_moved;
         const bool first_on_lane = i < queues_.queues.size();

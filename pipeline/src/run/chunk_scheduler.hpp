@@ -97,6 +97,12 @@ public:
     // into `extents` are the chunks' indices for the timing and the compute function). At most
     // one chunk per device slot is unfinished at a time: the host waits for the oldest first.
     void run(ChunkSource& source, std::vector<ChunkExtent>& extents);
+    // Enqueues every chunk of `extents` as run() does, on queues that record (lanes, every array
+    // pinned): the commands go into the recording, nothing runs, nothing is waited for.
+    void record(const std::vector<ChunkExtent>& extents);
+    // Calls the compute function for every chunk of `extents`, as run() would, with nothing
+    // else enqueued: for a digest of what it enqueues (run/run_recordings.hpp).
+    void compute_only(const std::vector<ChunkExtent>& extents);
 
 
 private:
@@ -108,8 +114,19 @@ private:
     };
     InFlight& in_flight(std::size_t i) { return in_flight_[i % in_flight_.size()]; }
 
+    // Sets the scheduler up for a run over `extents`.
+    void start(const std::vector<ChunkExtent>& extents);
+    // Enqueues every chunk: each upload one step ahead of the previous chunk's compute and
+    // download (run() says why); outside a recording, marks the run's end on each queue that
+    // downloads and copies landed staged outputs out as it goes.
+    void enqueue_chunks();
+    // `queue` waits for `event` (a recorded one within record()).
+    void wait_on(Queue& queue, const Event& event);
     void upload(std::size_t i);
     void compute(std::size_t i);
+    // Calls the compute function for chunk i on `queue`, and checks that it left no work on
+    // another queue unordered.
+    void call_compute(std::size_t i, Queue& queue);
     // Also submits, now and then, a lane that nothing waits on, so that its queue has started
     // its work: OpenCL runs a command only once its queue is flushed.
     void download(std::size_t i);
@@ -141,6 +158,7 @@ private:
     std::vector<std::size_t> unnudged_bytes_;  // per lane, moved since it was last submitted
     // Pulling from a ChunkSource: every download's event is kept, to know when chunks finish.
     bool keep_downloads_ = false;
+    bool recording_ = false;  // within record(): the copies go into the queues' recording
     std::vector<ChunkExtent>* claimed_ = nullptr;
     std::size_t finished_ = 0;  // chunks known to be finished, oldest first
     // Scratch space reused from chunk to chunk.

@@ -218,7 +218,8 @@ std::string PipelineReport::summary() const {
                   detail::format_bytes(device_bytes).c_str(), input_arrays, output_arrays,
                   staged_input ? ", input staged" : "", staged_output ? ", output staged" : "");
     return std::string(text) + detail::stage_lines(*this) + "chunking: " + chunking +
-           "\ntiming: " + timing + "\n" + detail::device_rows_text(*this);
+           "\ntiming: " + timing + "\n" + (replay.empty() ? "" : "replay: " + replay + "\n") +
+           detail::device_rows_text(*this);
 }
 
 }  // namespace dualrt

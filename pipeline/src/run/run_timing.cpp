@@ -117,6 +117,12 @@ void RunTiming::mark_end(Queue& queue) {
     ends_.push_back(timed_event([&] { return queue.record(); }));
 }
 
+void RunTiming::started() {
+    if (!host_clock_) return;
+    host_start_ = std::chrono::steady_clock::now();
+    host_started_ = true;
+}
+
 void RunTiming::ended() {
     if (!host_clock_ || !host_started_) return;
     host_end_ = std::chrono::steady_clock::now();

@@ -68,6 +68,9 @@ public:
     void end_stage(std::size_t chunk, TimedPoint end, Queue& queue);
     // Records the run's end on `queue`, after the last work enqueued on it.
     void mark_end(Queue& queue);
+    // With `host_clock`: the run's first command is about to be enqueued, where no stage is
+    // begun for it (a replay of the run's recorded commands).
+    void started();
     // The run's work has completed: its end, on the host clock (nothing without host_clock).
     void ended();
     std::size_t records() const { return record_ms_.size(); }

@@ -1,6 +1,8 @@
 #include "tune/planner.hpp"
 
 #include "run/run_checks.hpp"
+#include "run/run_recordings.hpp"
+#include "support/raise.hpp"
 #include "tune/lane_choice.hpp"
 #include "tune/timed_chunks.hpp"
 
@@ -22,6 +24,14 @@ constexpr double max_timing_credit_ms = 5.0;
 // a third of the way to each run's median.
 constexpr double first_record_ms = 0.005;
 constexpr double record_ms_weight = 0.3;
+// Replays are for runs in chunks under this many bytes of the widest array, where the host's
+// enqueues set the pace. From there the device does, and stage queues overlap as well enqueued
+// one by one: a 16 MiB stream ran 1.49x (64 KiB chunks) and 1.24x (128 KiB) faster replayed
+// than the same Pipeline enqueueing it, but 0.95x at 256 KiB, where the plain run took stage
+// queues too, and 1.00x, 0.97x and 0.97x at 1, 4 and 16 MiB in a run that replayed those on
+// lanes (H200, CUDA, `stream --size 16M`, docs/recording.md). Larger chunks run as usual,
+// without the digest a replay needs.
+constexpr std::size_t replay_chunk_limit_bytes = min_stage_queue_chunk_bytes;
 // How much slower a run goes on queues that keep timestamps: NVIDIA's OpenCL ran the native
 // stencil up to 4.6% slower (2.5% on average) on queues made with CL_QUEUE_PROFILING_ENABLE than
 // on plain ones, at 1 to 16 MiB chunks (H200). A timed window is charged this share of a run as
@@ -52,13 +62,49 @@ std::size_t queue_count(PipelineMode mode, std::size_t depth) {
 }
 
 Planner::Planner(const PipelineOptions& options, PipelineMode mode, std::size_t depth,
-                 Backend backend, bool untimed_queues)
+                 Backend backend, bool untimed_queues, RecordingPath recording)
     : options_(options),
       mode_(mode),
       depth_(depth),
       backend_(backend),
       untimed_queues_(untimed_queues),
+      recording_(recording),
       record_ms_(first_record_ms) {}
+
+bool Planner::lanes_settled(const LayoutModel& model, std::size_t chunks) const {
+    // Runs of one or two chunks take as many queues whatever the lanes, so they have nothing to
+    // choose either (a 16 MiB stream in one chunk gathered the three timed chunks a choice needs
+    // over nine runs or so, one window every third run).
+    return !adapts_lanes() || model.lanes_chosen || chunks <= 2;
+}
+
+std::string Planner::replay_refusal_of(const RunArrays& arrays, std::size_t chunk_bytes) const {
+    std::string refusal = replay_refusal(options_.replay, options_.timing, arrays, recording_);
+    if (refusal.empty() && chunk_bytes >= replay_chunk_limit_bytes)
+        refusal = "chunks of " + format_bytes(chunk_bytes) + ", where the device sets the pace "
+                  "and a replay gains nothing";
+    return refusal;
+}
+
+void Planner::choose_replay(RunPlan& plan, const LayoutModel& model,
+                            std::string refusal) const {
+    plan.no_replay = std::move(refusal);
+    if (!plan.no_replay.empty()) return;
+    // A layout's first run times its stages as any run does: the report's estimates and the
+    // lane choice start from it. Once the lanes are chosen, the windows that would re-check the
+    // choice are given up for the replay, which gains more than they tell (a 16 MiB stream in
+    // 64 KiB chunks ran 1.49x faster replayed than enqueued chunk by chunk; H200, CUDA,
+    // docs/recording.md). Until then, the runs that time no window replay.
+    if (model.runs > 0 && lanes_settled(model, plan.sizes.size()))
+        plan.timed.assign(plan.sizes.size(), false);
+    if (std::any_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; })) {
+        plan.no_replay = model.runs == 0 ? "the layout's first run times its stages"
+                                         : "this run times a window of chunks while the lanes "
+                                           "are being chosen";
+        return;
+    }
+    plan.replay = true;
+}
 
 bool Planner::adapts_lanes() const {
     return mode_ == PipelineMode::lanes && options_.depth == 0;  // a depth set is kept as set
@@ -74,9 +120,15 @@ bool Planner::adapts_mode() const {
            backend_ == Backend::cuda;
 }
 
-QueueUse Planner::queue_use(const LayoutModel& model, std::size_t chunk_bytes) const {
+QueueUse Planner::queue_use(const LayoutModel& model, std::size_t chunk_bytes,
+                            bool replayable) const {
+    // Balanced chunks too small for stage queues take two lanes because the host's enqueues and
+    // hand-offs set their pace (lane_choice.hpp). A replay's commands cost the host nothing, so
+    // replayed runs take stage queues at any size: a 16 MiB stream in 64 KiB chunks, replayed,
+    // took 2.4 ms a run on stage queues, 2.9 ms on four lanes and 3.2 ms on two (H200, CUDA,
+    // host time per run; docs/recording.md).
     if (adapts_mode() && model.stage_queues)
-        return chunk_bytes >= min_stage_queue_chunk_bytes
+        return chunk_bytes >= min_stage_queue_chunk_bytes || replayable
                    ? QueueUse{PipelineMode::three_queues, depth_}
                    : QueueUse{mode_, std::min<std::size_t>(2, depth_)};
     const bool fewer = adapts_lanes() && model.lanes >= 2 && model.lanes < depth_;
@@ -106,7 +158,8 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     plan.sizes = last_decision_.sizes;
     plan.how = last_decision_.how;
     const std::size_t chunk_bytes = largest_chunk_bytes(plan.sizes, arrays);
-    plan.queues = queue_use(model, chunk_bytes);
+    std::string refusal = replay_refusal_of(arrays, chunk_bytes);
+    plan.queues = queue_use(model, chunk_bytes, refusal.empty());
     if (const std::string lanes = describe(plan.queues, model, chunk_bytes); !lanes.empty())
         plan.how += ", " + lanes;  // the lanes as chosen before this run is learned from
     // No more lanes than chunks: a lane without a chunk is only waited for at the run's end (a
@@ -121,6 +174,7 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
                                      record_ms_, model.timing_credit_ms,
                                      untimed_queues_ ? timed_queue_share * model.last_run_ms
                                                      : 0.0);
+    choose_replay(plan, model, std::move(refusal));
     // A run that times no chunk records no event: its start and end are read on the host clock
     // (on OpenCL, on queues that keep no timestamps). On CUDA the start and each queue's end
     // were a timed event recorded and read back each, driver calls that a hand-written pipeline
@@ -166,11 +220,7 @@ void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
         }
     }
     if (record.whole_run) {
-        // Runs of one or two chunks take as many queues whatever the lanes, so they have
-        // nothing to choose either (a 16 MiB stream in one chunk gathered the three timed chunks
-        // a choice needs over nine runs or so, one window every third run).
-        const bool settled =
-            !adapts_lanes() || model.lanes_chosen || record.extents.size() <= 2;
+        const bool settled = lanes_settled(model, record.extents.size());
         const double budget = settled ? settled_timing_budget : timing_budget;
         model.timing_credit_ms =
             std::min(max_timing_credit_ms, model.timing_credit_ms + budget * record.run_ms);
@@ -193,7 +243,7 @@ std::string Planner::describe(const QueueUse& use, const RunArrays& arrays,
 std::string Planner::describe(const QueueUse& use, const LayoutModel& model,
                               std::size_t chunk_bytes) const {
     if (use.mode != mode_) return describe_stage_queues(depth_, model.busiest_share);
-    if (adapts_mode() && model.stage_queues)
+    if (adapts_mode() && model.stage_queues && use.in_flight < depth_)
         return describe_small_chunks(use.in_flight, depth_, model.busiest_share, chunk_bytes);
     if (use.in_flight < depth_) return describe_lanes(use.in_flight, depth_, model.busiest_share);
     return "";

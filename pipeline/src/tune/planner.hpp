@@ -11,7 +11,11 @@
 //   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
 //                        CUDA, for chunks large enough) one queue per stage where the stages are
 //                        balanced; planner.cpp: never more lanes than a run has chunks
-//   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time
+//   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time;
+//                        planner.cpp: none in a replayable layout once its lanes are chosen
+//   replays              planner.cpp: a run in chunks under 256 KiB that times nothing
+//                        replays, where it can (run/run_recordings.hpp says where); balanced
+//                        stages then take one queue per stage at any chunk size
 //   several devices      multi/chunk_dealer.hpp (who takes the next chunk),
 //                        multi/mix_choice.hpp (every device, or the fastest alone)
 // What the runs teach a layout (its stage model, for the report's estimates, and its lane
@@ -54,6 +58,10 @@ struct RunPlan {
     // and it takes the queues without timestamps where the device has them.
     bool host_clock = false;
     std::string how;  // for PipelineReport::chunking
+    // The run replays the recording of its layout (PipelineOptions::replay); else, with replay
+    // on, why not (for PipelineReport::replay).
+    bool replay = false;
+    std::string no_replay;
 };
 
 // What the mechanism measured in a run, for Planner::learn.
@@ -73,7 +81,7 @@ public:
     // `options` as the Pipeline was made, with its mode and depth resolved. `untimed_queues`:
     // the device has queues without timestamps for runs that time nothing (OpenCL).
     Planner(const PipelineOptions& options, PipelineMode mode, std::size_t depth,
-            Backend backend, bool untimed_queues);
+            Backend backend, bool untimed_queues, RecordingPath recording);
 
     // The run of `arrays` (checked, as this device sees them) on this device alone. Throws where
     // fixed chunking does not fit the arrays.
@@ -111,8 +119,19 @@ private:
     // library), and whether they may take one queue per stage instead (the mode left to it too).
     bool adapts_lanes() const;
     bool adapts_mode() const;
-    // The queues of a run of the layout in chunks of at most `chunk_bytes` of the widest array.
-    QueueUse queue_use(const LayoutModel& model, std::size_t chunk_bytes) const;
+    // Whether a run of `chunks` chunks of `model` has nothing left to choose its lanes from.
+    bool lanes_settled(const LayoutModel& model, std::size_t chunks) const;
+    // Why a run over `arrays` in chunks of at most `chunk_bytes` of the widest array does not
+    // replay, whatever its timing ("" where it may).
+    std::string replay_refusal_of(const RunArrays& arrays, std::size_t chunk_bytes) const;
+    // Whether the run of `plan` replays, and why not (`refusal` where it may not at all): it
+    // sets plan.replay, plan.no_replay and, for a replayable layout whose lanes are chosen,
+    // leaves plan.timed all false.
+    void choose_replay(RunPlan& plan, const LayoutModel& model, std::string refusal) const;
+    // The queues of a run of the layout in chunks of at most `chunk_bytes` of the widest array;
+    // `replayable`: the layout's runs on lanes may replay (replay_refusal).
+    QueueUse queue_use(const LayoutModel& model, std::size_t chunk_bytes,
+                       bool replayable = false) const;
     static PlanRequest request_of(const RunArrays& arrays, const Halo& halo);
 
     PipelineOptions options_;
@@ -120,6 +139,7 @@ private:
     std::size_t depth_;
     Backend backend_;
     bool untimed_queues_;
+    RecordingPath recording_;
     LayoutModels models_;
     std::string key_;  // model_of's key, its storage kept: every run looks its layout up
     // The latest run's chunks: choose_plan depends on the request alone, and a Pipeline mostly
