@@ -147,7 +147,7 @@ stream_run() {
   # shellcheck disable=SC2046
   TAIL=14 run "$name-$tag" env $(backend_env "$b") timeout "${STREAM_TIMEOUT:-$limit}" \
     "$build/bin/stream" --no-progress --size "$size" \
-    --variants pinned-view,pipeline,pipeline-pairs,pipeline-auto \
+    --variants pinned-view,pipeline,pipeline-pairs,pipeline-replay,pipeline-auto \
     --csv "$work/$name-$tag.csv" "$@"
   local log=$work/$name-$tag.log
   if grep -q "^pipeline-auto / the best fixed" "$log" && ! grep -q "WRONG" "$log"; then

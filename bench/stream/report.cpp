@@ -160,7 +160,8 @@ const Row* Report::find(const std::string& name, std::size_t block_bytes) const 
 
 void Report::print_pipeline_summary(std::ostream& out) const {
     static const char* const hand_written = "pinned-view";
-    static const char* const pipelines[] = {"pipeline", "pipeline-pairs", "pipeline-auto"};
+    static const char* const pipelines[] = {"pipeline", "pipeline-pairs", "pipeline-replay",
+                                            "pipeline-auto"};
     const std::vector<std::size_t> sizes = block_sizes();
     bool any = false;
     for (const char* name : pipelines)

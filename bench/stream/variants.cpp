@@ -81,6 +81,9 @@ const std::vector<Variant>& variants() {
          HostMemory::pinned, pipeline_two_inputs},
         {"pipeline-pairs", "Pipeline: one HostBuffer of (a, b) pairs, outputs c, chunks of the "
                            "block size (kernel triad_pairs)", HostMemory::pinned, pipeline_pairs},
+        {"pipeline-replay", "Pipeline: as pipeline, with PipelineOptions::replay (runs after the "
+                            "first replay their recorded commands)", HostMemory::pinned,
+         pipeline_replay},
         {"pipeline-auto", "Pipeline: inputs(a, b), outputs(c), automatic chunking (ignores the "
                           "block size; a fresh Pipeline per row, its first run untimed)",
          HostMemory::pinned, pipeline_auto},

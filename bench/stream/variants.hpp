@@ -31,10 +31,11 @@ PreparedStream pageable(StreamBench& bench);
 PreparedStream pinned_view(StreamBench& bench);
 PreparedStream registered(StreamBench& bench);
 // Through dualrt::Pipeline (variants_pipeline.cpp): two inputs and one output in chunks of the
-// block size, one input of interleaved (a, b) pairs likewise, and two inputs with automatic
-// chunking.
+// block size, one input of interleaved (a, b) pairs likewise, two inputs in chunks of the block
+// size replaying their recorded runs, and two inputs with automatic chunking.
 PreparedStream pipeline_two_inputs(StreamBench& bench);
 PreparedStream pipeline_pairs(StreamBench& bench);
+PreparedStream pipeline_replay(StreamBench& bench);
 PreparedStream pipeline_auto(StreamBench& bench);
 
 // The stream with every copy given a plain pointer into whole arrays (pinned or pageable) that

@@ -1,8 +1,9 @@
 // The stream through dualrt::Pipeline: the same c = a + s * b over pinned HostBuffers, but the
-// Pipeline brings its own queues (lanes) and schedule. Three ways: two inputs (inputs(a, b),
-// outputs(c)) and one input of interleaved pairs, each in chunks of the block size, and two
-// inputs with automatic chunking (which ignores the block size). Beside the hand-written
-// schedule on dualrt's queues (pinned-view) and the native one, from one run.
+// Pipeline brings its own queues (lanes) and schedule. Four ways: two inputs (inputs(a, b),
+// outputs(c)) and one input of interleaved pairs, each in chunks of the block size; two inputs in
+// chunks of the block size replaying their recorded runs (PipelineOptions::replay); and two
+// inputs with automatic chunking (which ignores the block size). Beside the hand-written schedule
+// on dualrt's queues (pinned-view) and the native one, from one run.
 #include "variants.hpp"
 
 #include <chrono>
@@ -20,14 +21,15 @@ struct Pair {
 
 // A fresh Pipeline per measurement, made outside the timing and kept over its runs, as a
 // program that makes one Pipeline per job does.
-Pipeline make_pipeline(const StreamBench& bench, Chunking chunking) {
+Pipeline make_pipeline(const StreamBench& bench, Chunking chunking, bool replay = false) {
     PipelineOptions options;
     options.chunking = chunking;
     options.depth = bench.pipeline_depth();
+    options.replay = replay;
     return Pipeline(bench.device(), options);
 }
 
-PreparedStream two_inputs(StreamBench& bench, Chunking chunking) {
+PreparedStream two_inputs(StreamBench& bench, Chunking chunking, bool replay = false) {
     const std::size_t n = bench.job().elements;
     const Device& device = bench.device();
     struct State {
@@ -36,7 +38,7 @@ PreparedStream two_inputs(StreamBench& bench, Chunking chunking) {
     };
     auto state = std::make_shared<State>(
         State{device.alloc_host<float>(n), device.alloc_host<float>(n),
-              device.alloc_host<float>(n), make_pipeline(bench, chunking)});
+              device.alloc_host<float>(n), make_pipeline(bench, chunking, replay)});
     const Kernel& triad = bench.triad_kernel();
     const auto fill = [&](const float* ra, const float* rb, std::size_t count) {
         std::memcpy(state->a.data(), ra, count * sizeof(float));
@@ -75,6 +77,10 @@ PreparedStream two_inputs(StreamBench& bench, Chunking chunking) {
 
 PreparedStream pipeline_two_inputs(StreamBench& bench) {
     return two_inputs(bench, Chunking::elements(bench.job().block_elements));
+}
+
+PreparedStream pipeline_replay(StreamBench& bench) {
+    return two_inputs(bench, Chunking::elements(bench.job().block_elements), true);
 }
 
 PreparedStream pipeline_auto(StreamBench& bench) {

@@ -52,33 +52,46 @@ def stream(run: Runner, targets: List[Target], quick: bool) -> Section:
     section = Section(
         "stream", "Stream: the Pipeline against the same stream hand-written",
         "`stream`: c = a + s*b from pinned memory; the Pipeline with two inputs (`pipeline`), "
-        "with one input of (a, b) pairs (`pipeline-pairs`) and with automatic chunking "
+        "with one input of (a, b) pairs (`pipeline-pairs`), with two inputs replaying its "
+        "recorded runs (`pipeline-replay`, PipelineOptions::replay) and with automatic chunking "
         "(`pipeline-auto`), against the same blocks hand-written on dualrt's queues "
         "(`pinned-view`, two queues alternating blocks), host clock, the median of `--reps` "
         "runs, the variants in turns (one run of each per round). The ratio is GB/s over the "
-        "hand-written stream's (above 1: the Pipeline is faster); auto is the median of its "
-        "rows over the best fixed chunk size of `pipeline`.",
+        "hand-written stream's (above 1: the Pipeline is faster); `pipeline-replay` also over "
+        "the same blocks written in native CUDA / OpenCL (`native pinned`, which enqueues every "
+        "command every run); auto is the median of its rows over the best fixed chunk size of "
+        "`pipeline`.",
         ["Pipeline GB/s", "by hand GB/s", "Pipeline / by hand"], [2, 2, 3])
     rows: Dict[tuple, Row] = {}
     # A 16 MiB stream: at 64 KiB blocks the host's enqueues set the pace, at 16 MiB one block
     # is the whole run, so every fixed cost of a Pipeline run shows.
     blocks = "64K,256K" if quick else "64K,256K,1M,4M,16M"
     args = ["--size", "16M", "--blocks", blocks, "--variants",
-            "pinned-view,pipeline,pipeline-pairs,pipeline-auto", "--reps", "1" if quick else "21"]
+            "pinned-view,pipeline,pipeline-pairs,pipeline-replay,pipeline-auto", "--reps",
+            "1" if quick else "21"]
     for target in targets:
         key, results = run.run(section, "stream", args, target)
         for result in results:
             base = {r["block_bytes"]: number(r["gbps"]) for r in result
                     if r["variant"] == "pinned-view"}
+            native = {r["block_bytes"]: number(r["gbps"]) for r in result
+                      if r["variant"] == "native pinned"}
             fixed = {}
             auto = []
             for r in result:
                 gbps = number(r["gbps"])
-                if r["variant"] in ("pipeline", "pipeline-pairs") and base.get(r["block_bytes"]):
-                    what = f"{r['variant']}, {size_text(int(r['block_bytes']))} chunks"
+                chunks = size_text(int(r["block_bytes"]))
+                if (r["variant"] in ("pipeline", "pipeline-pairs", "pipeline-replay")
+                        and base.get(r["block_bytes"])):
+                    what = f"{r['variant']}, {chunks} chunks"
                     collect(rows, (what, target.backend),
                             lambda: Row(what, target.label(), key), gbps, base[r["block_bytes"]],
                             gbps / base[r["block_bytes"]])
+                if r["variant"] == "pipeline-replay" and native.get(r["block_bytes"]):
+                    what = f"pipeline-replay over native pinned, {chunks} chunks"
+                    collect(rows, (what, target.backend),
+                            lambda: Row(what, target.label(), key), gbps,
+                            native[r["block_bytes"]], gbps / native[r["block_bytes"]])
                 if r["variant"] == "pipeline":
                     fixed[r["block_bytes"]] = gbps
                 if r["variant"] == "pipeline-auto":
