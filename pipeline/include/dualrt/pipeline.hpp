@@ -75,30 +75,32 @@ struct PipelineOptions {
     /// Saves the outputs' device memory.
     bool in_place = false;
     PipelineTiming timing = PipelineTiming::sampled;  ///< which chunks are timed
-    /// Replay runs over a layout run before (recording.hpp): set it where the compute function
-    /// only enqueues commands on `chunk.queue`, the same ones for a chunk on every run (kernels,
-    /// scalar arguments, views), and does no host work that those commands read. Then a run over
-    /// the layout of an earlier one (the same host arrays at the same addresses, the same chunks
-    /// and lanes) records every chunk's upload, compute and download, on every lane, as one
-    /// recording, and the runs after it replay that recording instead of enqueueing each
-    /// command: on CUDA one graph launch a run. The contents of the host arrays may change
-    /// between runs: a replay reads and writes them when it runs.
+    /// Replay runs over a layout run before (recording.hpp, docs/recording.md): set it where the
+    /// compute function only enqueues commands on `chunk.queue`, the same ones for a chunk on
+    /// every run (kernels, scalar arguments, views), and does no host work that those commands
+    /// read. Then a run over the layout of an earlier one (the same host arrays at the same
+    /// addresses, the same chunks and queues) records every chunk's upload, compute and download,
+    /// on every queue of the run, as one recording, and the runs after it replay that recording
+    /// instead of enqueueing each command: on CUDA one graph launch a run. The contents of the
+    /// host arrays may change between runs: a replay reads and writes them when it runs.
     ///
     /// Each replayed run still calls the compute function for every chunk, with nothing reaching
     /// the driver, and compares what it enqueues with the recording (a digest of the kernels,
     /// scalar bytes, views and geometry): where they differ (say, a scalar that changed) the run
-    /// is recorded anew (updated in place where the backend can), so a replay never runs stale
-    /// commands. What the digest cannot see, host work the commands depend on, is the
-    /// declaration's to rule out.
+    /// is recorded anew (updated in place where the backend can), so a replay never leaves stale
+    /// results. Where the recorded commands write only the chunks' buffers and no output array is
+    /// an input, the replay starts before that comparison, and a mismatch costs a second replay.
+    /// What the digest cannot see, host work the commands depend on, is the declaration's to
+    /// rule out.
     ///
-    /// Runs are replayed with every array pinned (HostBuffer or registered memory), on lanes,
-    /// sampled timing, on a device that records as a CUDA graph or an OpenCL command buffer
-    /// (DeviceInfo::recording), over one device (runs dealt to several devices are not); a
-    /// layout's first run, which times its stages, runs as usual, as do the later runs of a
-    /// Pipeline still choosing its lanes. PipelineReport::replay says what each run did, and
-    /// why not where it did not replay. A compute function that enqueues what a recording
-    /// cannot hold (a command on another queue, a host wait) makes run() throw
-    /// Errc::invalid_argument naming it.
+    /// Runs replay in chunks under 256 KiB (larger ones gain nothing: the device sets their
+    /// pace), with every array pinned (HostBuffer or registered memory), sampled timing, on a
+    /// device that records as a CUDA graph or an OpenCL command buffer (DeviceInfo::recording),
+    /// over one device (runs dealt to several devices do not); a layout's first run, which times
+    /// its stages, runs as usual, as do the runs that time a window while the Pipeline still
+    /// chooses its queues. PipelineReport::replay says what each run did, and why not where it
+    /// did not replay. A compute function that enqueues what a recording cannot hold (a command
+    /// on another queue, a host wait) makes run() throw Errc::invalid_argument naming it.
     bool replay = false;
 };
 
