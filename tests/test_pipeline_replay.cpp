@@ -4,7 +4,7 @@
 // runs that cannot replay say why and run as usual; a compute function that enqueues what a
 // recording cannot hold is a clear error that leaves the Pipeline usable. On a device that
 // records into a command list (DUALRT_RECORDING=command_list) no run replays, and each says why.
-#include "support.hpp"
+#include "pipeline_support.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -357,5 +357,46 @@ TEST_CASE("pipeline replay: a run whose output is its input replays only what it
         const auto report = pipeline.run(data, data, busy);  // in place on the host
         CAPTURE(report.replay);
         CHECK(test::differences(contents(data), expected) == "");
+    }
+}
+
+TEST_CASE("pipeline replay: chunks with halos over several inputs replay as they run, in every "
+          "mode") {
+    namespace tp = test::pipeline;
+    test::Random rnd;
+    INFO("seed " << rnd.seed);
+    auto device = test::device();
+    const auto window = tp::kernel("pipeline_test_window");
+    const std::size_t n = rnd.size(10000, 30000), reach = 3;
+    auto a = device.alloc_host<std::uint32_t>(n), b = device.alloc_host<std::uint32_t>(n);
+    auto out = device.alloc_host<std::uint32_t>(n);
+    const auto compute = [&](auto& chunk) {
+        auto [da, db] = chunk.inputs;
+        chunk.queue.launch(window, {chunk.size()}, {}, tp::u32(chunk.size()),
+                           tp::u32(chunk.halo_before), tp::u32(da.size()), tp::u32(reach),
+                           tp::u32(reach), da, db, 1u, std::get<0>(chunk.outputs));
+    };
+    for (const dualrt::PipelineMode mode :
+         {dualrt::PipelineMode::lanes, dualrt::PipelineMode::two_queues,
+          dualrt::PipelineMode::three_queues}) {
+        const std::string mode_name = dualrt::to_string(mode);
+        CAPTURE(mode_name);
+        dualrt::Pipeline pipeline(device, replay_options(9, mode));
+        for (int run = 0; run < 4; ++run) {
+            CAPTURE(run);
+            const auto av = tp::random_u32(rnd, n), bv = tp::random_u32(rnd, n);
+            std::copy(av.begin(), av.end(), a.begin());
+            std::copy(bv.begin(), bv.end(), b.begin());
+            std::fill(out.begin(), out.end(), test::poison_u32);
+            auto expected = tp::window_reference(av, reach, reach);
+            for (std::size_t i = 0; i < n; ++i) expected[i] += bv[i];
+            const auto report =
+                pipeline.run(dualrt::inputs(a, b).with_halo(dualrt::Halo::elements(reach, reach)),
+                             dualrt::outputs(out), compute);
+            CAPTURE(report.replay);
+            CHECK(test::differences(std::vector<std::uint32_t>(out.begin(), out.end()),
+                                    expected) == "");
+            if (run > 0 && replays_pipelines()) CHECK(report.replayed);
+        }
     }
 }
