@@ -157,7 +157,7 @@ std::string OneDevicePipeline::replay(const RunArrays& arrays,
             recordings.replay(first).wait();
         };
         if (!recordings.holds(layout)) {
-            recordings.record(used.queues, used.slots, scheduler, extents, layout);
+            recordings.record(used.queues, scheduler, extents, layout);
             replay_now();
             return "recorded, and replayed";
         }
@@ -181,7 +181,7 @@ std::string OneDevicePipeline::replay(const RunArrays& arrays,
         }
         // A scalar or a view of the compute function's changed: record the run anew.
         if (ahead) ahead_end.wait();
-        recordings.record(used.queues, used.slots, scheduler, extents, layout);
+        recordings.record(used.queues, scheduler, extents, layout);
         replay_now();
         return std::string("recorded anew (the compute function enqueued other commands than "
                            "the recording held), ") +

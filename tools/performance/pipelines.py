@@ -64,8 +64,8 @@ def stream(run: Runner, targets: List[Target], quick: bool) -> Section:
         ["Pipeline GB/s", "by hand GB/s", "Pipeline / by hand"], [2, 2, 3])
     rows: Dict[tuple, Row] = {}
     # A 16 MiB stream: at 64 KiB blocks the host's enqueues set the pace, at 16 MiB one block
-    # is the whole run, so every fixed cost of a Pipeline run shows.
-    blocks = "64K,256K" if quick else "64K,256K,1M,4M,16M"
+    # is the whole run, so every fixed cost of a Pipeline run shows; replays run below 256 KiB.
+    blocks = "64K,256K" if quick else "64K,128K,256K,1M,4M,16M"
     args = ["--size", "16M", "--blocks", blocks, "--variants",
             "pinned-view,pipeline,pipeline-pairs,pipeline-replay,pipeline-auto", "--reps",
             "1" if quick else "21"]

@@ -22,8 +22,9 @@ namespace {
 class RecordedEvent final : public backend::EventImpl {
 public:
     RecordedEvent(std::shared_ptr<const backend::DeviceImpl> device,
-                  std::weak_ptr<OpenRecording> under_way, backend::RecorderImpl::Point point)
-        : device_(std::move(device)), open_(std::move(under_way)), point_(point) {}
+                  std::weak_ptr<OpenRecording> under_way, std::size_t lane,
+                  backend::RecorderImpl::Point point)
+        : device_(std::move(device)), open_(std::move(under_way)), lane_(lane), point_(point) {}
     const backend::DeviceImpl& device() const override { return *device_; }
     void wait() override { refuse("Event::wait"); }
     bool is_complete() override { refuse("Event::is_complete"); }
@@ -32,6 +33,7 @@ public:
     NativeHandle native_handle() const override { return 0; }
 
     bool of(const OpenRecording& under_way) const { return open_.lock().get() == &under_way; }
+    std::size_t lane() const { return lane_; }  // of the command
     backend::RecorderImpl::Point point() const { return point_; }
 
 private:
@@ -42,6 +44,7 @@ private:
     }
     std::shared_ptr<const backend::DeviceImpl> device_;
     std::weak_ptr<OpenRecording> open_;
+    std::size_t lane_;
     backend::RecorderImpl::Point point_;
 };
 
@@ -55,7 +58,7 @@ void OpenRecording::note_write(const backend::BufferImpl* buffer) {
 
 Event QueueRecording::event_at(backend::RecorderImpl::Point point) const {
     const backend::DeviceImpl& device = open_->queues[lane_]->device();
-    return Event(std::make_shared<RecordedEvent>(device.shared_from_this(), open_, point));
+    return Event(std::make_shared<RecordedEvent>(device.shared_from_this(), open_, lane_, point));
 }
 
 Event QueueRecording::added(backend::RecorderImpl::Point point,
@@ -146,7 +149,9 @@ void QueueRecording::wait(const backend::EventImpl& event, bool digested) {
         raise_argument("Queue::wait", "the Event is of a command of another recording; a "
                                       "recording's queues wait only for its own commands");
     if (recorded->point() == no_point) return;
-    if (digested) open_->digest.mix_values('w', lane_, recorded->point());
+    // By the waited command's lane, not its point: points count the library's own commands too,
+    // which a digest alone does not record.
+    if (digested) open_->digest.mix_values('w', lane_, recorded->lane());
     open_->recorder->wait(lane_, recorded->point());
 }
 
@@ -242,7 +247,6 @@ void record_own_wait(const Queue& queue, const Event& event) {
 void confine_writes(const Queue& first, std::vector<const backend::BufferImpl*> buffers) {
     OpenRecording& open = *backend_of(first)->recording()->open();
     open.confined_to = std::move(buffers);
-    open.writes_elsewhere = false;
 }
 
 bool writes_elsewhere(const Recording& recording) noexcept {

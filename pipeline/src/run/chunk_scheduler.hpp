@@ -97,7 +97,7 @@ public:
     // into `extents` are the chunks' indices for the timing and the compute function). At most
     // one chunk per device slot is unfinished at a time: the host waits for the oldest first.
     void run(ChunkSource& source, std::vector<ChunkExtent>& extents);
-    // Enqueues every chunk of `extents` as run() does, on queues that record (lanes, every array
+    // Enqueues every chunk of `extents` as run() does, on queues that record (every array
     // pinned): the commands go into the recording, nothing runs, nothing is waited for.
     void record(const std::vector<ChunkExtent>& extents);
     // Calls the compute function for every chunk of `extents`, as run() would, with nothing

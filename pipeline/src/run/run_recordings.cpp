@@ -53,7 +53,7 @@ ReplayLayout replay_layout(const RunArrays& arrays, const std::vector<ChunkExten
         for (const auto* side : {&slots[i].inputs, &slots[i].outputs})
             for (const BufferView& buffer : *side) {
                 layout.buffers.push_back(backend_of(buffer).get());
-                layout.buffers.push_back(reinterpret_cast<const void*>(buffer.offset_bytes()));
+                layout.buffer_offsets.push_back(buffer.offset_bytes());
             }
     return layout;
 }
@@ -69,9 +69,8 @@ bool outputs_overlap_inputs(const RunArrays& arrays) {
     return false;
 }
 
-void RunRecordings::record(PipelineQueues& queues, const DeviceSlots& slots,
-                           ChunkScheduler& scheduler, const std::vector<ChunkExtent>& extents,
-                           const ReplayLayout& layout) {
+void RunRecordings::record(PipelineQueues& queues, ChunkScheduler& scheduler,
+                           const std::vector<ChunkExtent>& extents, const ReplayLayout& layout) {
     std::vector<Queue>& lanes = queues.queues;
     layout_ = ReplayLayout{};  // nothing held until the recording ends whole
     const auto abandon = [&]() noexcept {
@@ -86,11 +85,7 @@ void RunRecordings::record(PipelineQueues& queues, const DeviceSlots& slots,
     try {
         for (std::size_t lane = 1; lane < lanes.size(); ++lane)
             lanes[lane].begin_recording(lanes.front());
-        std::vector<const backend::BufferImpl*> own;
-        for (std::size_t i = 0; i < slots.size(); ++i)
-            for (const auto* side : {&slots[i].inputs, &slots[i].outputs})
-                for (const BufferView& buffer : *side) own.push_back(backend_of(buffer).get());
-        confine_writes(lanes.front(), std::move(own));
+        confine_writes(lanes.front(), layout.buffers);  // the chunks' own device buffers
         scheduler.record(extents);
         if (recording_.valid()) lanes.front().end_recording(recording_);
         else recording_ = lanes.front().end_recording();

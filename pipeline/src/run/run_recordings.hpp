@@ -26,17 +26,20 @@ std::string replay_refusal(bool replay, PipelineTiming timing, const RunArrays& 
                            RecordingPath path);
 
 // What a run's recorded commands name: the host arrays (addresses, sizes), the chunks and halo,
-// and the queues and device buffers they run on. A run replays a recording of its own layout.
+// and the queues and device buffers (the chunks' views) they run on. A run replays a recording
+// of its own layout.
 struct ReplayLayout {
     std::vector<std::pair<const void*, std::size_t>> arrays;
     std::vector<std::size_t> chunks;
     std::size_t halo_before = 0, halo_after = 0, row_width = 0;
-    std::vector<const void*> queues, buffers;
+    std::vector<const void*> queues;
+    std::vector<const backend::BufferImpl*> buffers;
+    std::vector<std::size_t> buffer_offsets;
     bool operator==(const ReplayLayout& other) const {
         return arrays == other.arrays && chunks == other.chunks &&
                halo_before == other.halo_before && halo_after == other.halo_after &&
                row_width == other.row_width && queues == other.queues &&
-               buffers == other.buffers;
+               buffers == other.buffers && buffer_offsets == other.buffer_offsets;
     }
     bool operator!=(const ReplayLayout& other) const { return !(*this == other); }
 };
@@ -51,12 +54,11 @@ class RunRecordings {
 public:
     // Whether the recording holds a run of `layout`.
     bool holds(const ReplayLayout& layout) const { return recording_.valid() && layout_ == layout; }
-    // Records the run `scheduler` makes over `extents` on `queues` (lane k on queues[k]) and the
-    // device buffers `slots` as the recording of `layout`, into the one held where there is one
-    // (updated in place where the backend can). Nothing runs. Throws Errc::invalid_argument
-    // naming what the compute function enqueued that a recording cannot hold; the recording is
-    // then gone.
-    void record(PipelineQueues& queues, const DeviceSlots& slots, ChunkScheduler& scheduler,
+    // Records the run `scheduler` makes over `extents` on `queues` (lane k on queues[k]) as the
+    // recording of `layout`, into the one held where there is one (updated in place where the
+    // backend can). Nothing runs. Throws Errc::invalid_argument naming what the compute function
+    // enqueued that a recording cannot hold; the recording is then gone.
+    void record(PipelineQueues& queues, ChunkScheduler& scheduler,
                 const std::vector<ChunkExtent>& extents, const ReplayLayout& layout);
     // Whether the compute function's recorded commands write nothing but the chunks' device
     // buffers: a replay then changes only what a run writes anyway.

@@ -45,10 +45,7 @@ RunTiming::RunTiming(std::vector<bool> timed, PipelineMode mode, bool host_clock
 void RunTiming::begin_stage(std::size_t chunk, TimedPoint end, Queue& queue) {
     const bool start = chunk == 0 && end == after_upload;
     if (host_clock_) {
-        if (start && !host_started_) {
-            host_start_ = std::chrono::steady_clock::now();
-            host_started_ = true;
-        }
+        if (start && !host_started_) started();
         return;
     }
     if (!start && !timed(chunk)) return;
