@@ -235,8 +235,8 @@ TEST_CASE("pipeline plan: timed windows take a quarter of the budget once the la
             const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
             RunRecord record{extents, resolved};
             record.typical_record_ms = 0.005;
-            record.run_ms = 3.05;
             planner.learn(arrays, record);
+            planner.learn_run_time(arrays, extents.size(), 3.05);
         }
         return timed_runs;
     };
@@ -288,9 +288,8 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
         for (std::size_t chunk = 0; chunk < extents.size(); ++chunk)
             for (std::size_t stage : {upload_stage, compute_stage, download_stage})
                 resolved.durations.push_back(StageDuration{chunk, stage, 0.01, true, true});
-        RunRecord record{extents, resolved};
-        record.run_ms = 1.0;
-        planner.learn(arrays, record);
+        planner.learn(arrays, RunRecord{extents, resolved});
+        planner.learn_run_time(arrays, extents.size(), 1.0);
     };
     const auto timed_any = [](const RunPlan& plan) {
         return std::any_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });

@@ -12,11 +12,13 @@
 #include "run/chunk_buffers.hpp"
 #include "run/chunk_scheduler.hpp"
 #include "run/run_recordings.hpp"
+#include "run/run_report.hpp"
 #include "run/run_timing.hpp"
 #include "tune/planner.hpp"
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace dualrt::detail {
@@ -34,7 +36,7 @@ public:
     // A run over `arrays` (from checked_arrays); `started` is when Pipeline::run began, for the
     // report's host_ms. Where `timing_out` is given, the run's resolved timing is left there (a
     // Pipeline over several devices puts its report together from it).
-    PipelineReport run(const RunArrays& arrays, const Halo& halo, const ChunkFunction& compute,
+    PipelineReport run(RunArrays arrays, const Halo& halo, const ChunkFunction& compute,
                        std::chrono::steady_clock::time_point started,
                        ResolvedTiming* timing_out = nullptr);
 
@@ -54,10 +56,18 @@ public:
                         const Halo& halo);
     // The run of `extents` on `use`'s lanes as a replay of the recording of its layout:
     // recorded first where the recording holds another layout or the compute function's
-    // commands differ from it (by digest). Times the replay on the host clock into `timing`.
-    // Returns what it did, for PipelineReport::replay.
+    // commands differ from it (by digest). Times the replay on the host clock into `timing`;
+    // calls `meanwhile` once, while the last replay runs. Returns what it did, for
+    // PipelineReport::replay.
     std::string replay(const RunArrays& arrays, const std::vector<ChunkExtent>& extents,
-                       const QueueUse& use, const ChunkFunction& compute, RunTiming& timing);
+                       const QueueUse& use, const ChunkFunction& compute, RunTiming& timing,
+                       const std::function<void()>& meanwhile);
+
+    // What a run learns from `timing` (resolved into `resolved`) and its report, all but the
+    // parts that come after it: its end where it runs on the host clock and has not ended yet,
+    // its replay, its host time.
+    PipelineReport conclude(const RunArrays& arrays, const std::vector<ChunkExtent>& extents,
+                            RunTiming& timing, const RunFacts& facts, ResolvedTiming& resolved);
 
     // The parts, shared with the runs a Pipeline over several devices deals to every device.
     Device device;

@@ -72,10 +72,12 @@ void ChunkScheduler::enqueue_chunks() {
     }
 }
 
-void ChunkScheduler::run(const std::vector<ChunkExtent>& extents) {
+void ChunkScheduler::run(const std::vector<ChunkExtent>& extents,
+                         const std::function<void()>& meanwhile) {
     start(extents);
     try {
         enqueue_chunks();
+        if (meanwhile) meanwhile();
         if (!extents.empty()) retire_through(extents.size() - 1);
         queues_.finish_all();
     } catch (...) {

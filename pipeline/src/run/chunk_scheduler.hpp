@@ -90,9 +90,11 @@ public:
                    const ChunkFunction& compute);
 
     // Enqueues every chunk of `extents`, records the run's end and waits until all of it is
-    // done, staged outputs copied out included. When anything throws, waits for every enqueued
-    // command before rethrowing.
-    void run(const std::vector<ChunkExtent>& extents);
+    // done, staged outputs copied out included. `meanwhile`, where given, is called once every
+    // command is enqueued, before any wait: host work that needs nothing from the run. When
+    // anything throws, waits for every enqueued command before rethrowing.
+    void run(const std::vector<ChunkExtent>& extents,
+             const std::function<void()>& meanwhile = {});
     // The same over the chunks `source` hands out, appended to `extents` as they come (indices
     // into `extents` are the chunks' indices for the timing and the compute function). At most
     // one chunk per device slot is unfinished at a time: the host waits for the oldest first.

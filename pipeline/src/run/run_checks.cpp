@@ -86,9 +86,8 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
                                       "halo: fewer, larger chunks, or Chunking::automatic()");
 }
 
-RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device) {
-    RunArrays seen = arrays;
-    for (auto* side : {&seen.inputs, &seen.outputs})
+RunArrays as_seen_by(RunArrays arrays, backend::DeviceImpl& device) {
+    for (auto* side : {&arrays.inputs, &arrays.outputs})
         for (HostSide& array : *side)
             if (array.pinned && array.elements > 0) {
                 // Memory pinned outside dualrt is the caller's word. A range dualrt pinned for
@@ -99,7 +98,7 @@ RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device) {
                     !pin_also_for(device, array.data, bytes))
                     array.pinned = false;
             }
-    return seen;
+    return arrays;
 }
 
 void layout_key(const RunArrays& arrays, std::string& key) {

@@ -23,7 +23,7 @@ RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
 // (pin_also_for: milliseconds per 100 MiB, once for the range's life); where the driver refuses,
 // the array is staged for this device like a pageable one. Memory pinned by other means keeps
 // the caller's word.
-RunArrays as_seen_by(const RunArrays& arrays, backend::DeviceImpl& device);
+RunArrays as_seen_by(RunArrays arrays, backend::DeviceImpl& device);
 
 // The chunks must be at least as large as the halo wherever a chunk has a neighbour: a halo
 // reaching past the neighbour is almost always a mistake of units (rows against elements).

@@ -126,6 +126,11 @@ void RunTiming::ended() {
     host_ended_ = true;
 }
 
+double RunTiming::host_ms() const {
+    if (!host_clock_ || !host_ended_) return 0.0;
+    return std::chrono::duration<double, std::milli>(host_end_ - host_start_).count();
+}
+
 ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const {
     ResolvedTiming resolved;
     const bool two = mode_ == PipelineMode::two_queues;
@@ -134,9 +139,7 @@ ResolvedTiming RunTiming::resolve(const std::vector<ChunkExtent>& extents) const
                           : std::vector<std::string>{"upload", "compute", "download"};
     if (host_clock_) {
         resolved.host_clock = true;
-        if (host_ended_)
-            resolved.measured_ms =
-                std::chrono::duration<double, std::milli>(host_end_ - host_start_).count();
+        resolved.measured_ms = host_ms();
         return resolved;
     }
     const Event& origin = point(0, before_upload);

@@ -73,6 +73,8 @@ public:
     void started();
     // The run's work has completed: its end, on the host clock (nothing without host_clock).
     void ended();
+    // With `host_clock`, once ended: the run's time from its start to its end (else 0).
+    double host_ms() const;
     std::size_t records() const { return record_ms_.size(); }
     // The median host cost of one timed event this run (of one timed span, its commands'
     // enqueues included, where the queue times commands), for the estimate of later runs (0 when

@@ -154,14 +154,13 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     if (last_request_ != request) {
         last_decision_ = choose_plan(options_.chunking, request, operation);
         last_request_ = request;
+        plan_text_.reset();
     }
     plan.sizes = last_decision_.sizes;
-    plan.how = last_decision_.how;
     const std::size_t chunk_bytes = largest_chunk_bytes(plan.sizes, arrays);
     std::string refusal = replay_refusal_of(arrays, chunk_bytes);
     plan.queues = queue_use(model, chunk_bytes, refusal.empty());
-    if (const std::string lanes = describe(plan.queues, model, chunk_bytes); !lanes.empty())
-        plan.how += ", " + lanes;  // the lanes as chosen before this run is learned from
+    plan.how = plan_text(plan.queues, model, chunk_bytes);
     // No more lanes than chunks: a lane without a chunk is only waited for at the run's end (a
     // 16 MiB stream in one chunk ran 5-8 us a run faster on one lane than on four; H100, CUDA).
     if (plan.queues.mode == PipelineMode::lanes)
@@ -219,13 +218,15 @@ void Planner::learn(const RunArrays& arrays, const RunRecord& record) {
             model.busiest_share = next.busiest_share;
         }
     }
-    if (record.whole_run) {
-        const bool settled = lanes_settled(model, record.extents.size());
-        const double budget = settled ? settled_timing_budget : timing_budget;
-        model.timing_credit_ms =
-            std::min(max_timing_credit_ms, model.timing_credit_ms + budget * record.run_ms);
-        model.last_run_ms = record.run_ms;
-    }
+}
+
+void Planner::learn_run_time(const RunArrays& arrays, std::size_t chunks, double run_ms) {
+    if (chunks == 0) return;
+    LayoutModel& model = model_of(arrays);
+    const double budget = lanes_settled(model, chunks) ? settled_timing_budget : timing_budget;
+    model.timing_credit_ms =
+        std::min(max_timing_credit_ms, model.timing_credit_ms + budget * run_ms);
+    model.last_run_ms = run_ms;
 }
 
 Planner::Fitted Planner::fit(const RunArrays& arrays) {
@@ -233,6 +234,20 @@ Planner::Fitted Planner::fit(const RunArrays& arrays) {
     Fitted fitted{model.fit()};
     for (const auto& stage : model.samples) fitted.device_samples += stage.size();
     return fitted;
+}
+
+const std::string& Planner::plan_text(const QueueUse& use, const LayoutModel& model,
+                                      std::size_t chunk_bytes) {
+    const auto made_of = std::make_tuple(use.mode, use.in_flight, model.stage_queues,
+                                         model.busiest_share, chunk_bytes);
+    if (!plan_text_ || plan_text_->made_of != made_of) {
+        std::string how = last_decision_.how;
+        // The lanes as chosen before this run is learned from.
+        if (const std::string lanes = describe(use, model, chunk_bytes); !lanes.empty())
+            how += ", " + lanes;
+        plan_text_ = PlanText{made_of, std::move(how)};
+    }
+    return plan_text_->how;
 }
 
 std::string Planner::describe(const QueueUse& use, const RunArrays& arrays,

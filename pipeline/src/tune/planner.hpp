@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -70,10 +71,9 @@ struct RunRecord {
     const ResolvedTiming& resolved;
     // Of a run of this device alone (not a share of a run dealt to several devices): the host
     // cost of one timed event, its record and its share of reading and releasing the run's
-    // (0: none recorded), and the run's host time.
+    // (0: none recorded).
     bool whole_run = true;
     double typical_record_ms = 0.0;
-    double run_ms = 0.0;
 };
 
 class Planner {
@@ -99,6 +99,9 @@ public:
 
     // What a run teaches the layout's model: its timed stages and its lanes.
     void learn(const RunArrays& arrays, const RunRecord& record);
+    // The host time of a run of this device alone over `chunks` chunks, after learn(): it sets
+    // what later runs of the layout may spend on timed events.
+    void learn_run_time(const RunArrays& arrays, std::size_t chunks, double run_ms);
 
     // For the report: the layout's stage model as fitted now, and how many device-stage
     // samples it holds.
@@ -115,6 +118,10 @@ private:
     LayoutModel& model_of(const RunArrays& arrays);
     std::string describe(const QueueUse& use, const LayoutModel& model,
                          std::size_t chunk_bytes) const;
+    // RunPlan::how of a run on `use`: the chunks' description (last_decision_.how) and the
+    // queues' (describe).
+    const std::string& plan_text(const QueueUse& use, const LayoutModel& model,
+                                 std::size_t chunk_bytes);
     // Whether runs choose their lanes from their timed stages (lanes, the depth left to the
     // library), and whether they may take one queue per stage instead (the mode left to it too).
     bool adapts_lanes() const;
@@ -146,6 +153,15 @@ private:
     // runs one size after another, so describing the same chunks again is saved.
     std::optional<PlanRequest> last_request_;
     PlanDecision last_decision_;
+    // The latest plan_text and what it was made of: formatted again only where that changes.
+    // Formatting it before every run's first command cost most of the plan's host time on CUDA:
+    // 10 us at four chunks, against 3 us at one chunk, with no lanes to describe (a 16 MiB
+    // stream, H200 host, caches cold from the program's own work between runs).
+    struct PlanText {
+        std::tuple<PipelineMode, std::size_t, bool, double, std::size_t> made_of;
+        std::string how;
+    };
+    std::optional<PlanText> plan_text_;
     double record_ms_;  // host cost of one timed event, as measured
 };
 
