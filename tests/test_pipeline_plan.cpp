@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 namespace {
@@ -281,15 +282,19 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
         return Planner(options, dualrt::PipelineMode::lanes, 4, dualrt::Backend::cuda, false,
                        path);
     };
-    // Balanced stages in every chunk of the run: the lanes are chosen from it.
-    const auto learn_balanced = [&](Planner& planner, const RunPlan& plan) {
+    // Every chunk of the run timed, each stage taking `ms[stage]`: the lanes are chosen from it.
+    const auto learn_stages = [&](Planner& planner, const RunPlan& plan,
+                                  std::array<double, 3> ms) {
         const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
         ResolvedTiming resolved;
         for (std::size_t chunk = 0; chunk < extents.size(); ++chunk)
             for (std::size_t stage : {upload_stage, compute_stage, download_stage})
-                resolved.durations.push_back(StageDuration{chunk, stage, 0.01, true, true});
+                resolved.durations.push_back(StageDuration{chunk, stage, ms[stage], true, true});
         planner.learn(arrays, RunRecord{extents, resolved});
         planner.learn_run_time(arrays, extents.size(), 1.0);
+    };
+    const auto learn_balanced = [&](Planner& planner, const RunPlan& plan) {
+        learn_stages(planner, plan, {0.01, 0.01, 0.01});
     };
     const auto timed_any = [](const RunPlan& plan) {
         return std::any_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });
@@ -311,6 +316,16 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
         CHECK(later.queues.mode == dualrt::PipelineMode::three_queues);
         learn_balanced(graphs, later);
     }
+
+    // An upload that takes most of a chunk's time chooses two lanes for enqueued runs; replayed,
+    // the chunks take one queue per stage all the same, and the plan says why.
+    Planner uneven = planner_of(64, dualrt::RecordingPath::graph);
+    learn_stages(uneven, uneven.plan(arrays, dualrt::Halo(), "test"), {0.03, 0.001, 0.01});
+    const RunPlan replayed = uneven.plan(arrays, dualrt::Halo(), "test");
+    CHECK(replayed.replay);
+    CHECK(replayed.queues.mode == dualrt::PipelineMode::three_queues);
+    CAPTURE(replayed.how);
+    CHECK(test_contains(replayed.how, "a replay"));
 
     // The same chunks on a device without graphs or command buffers take two lanes, and say why
     // they do not replay.

@@ -66,6 +66,12 @@ std::string describe_stage_queues(std::size_t lanes, double busiest_share) {
     return text;
 }
 
+std::string describe_replayed_stage_queues(std::size_t lanes) {
+    return "on one queue per stage instead of " + std::to_string(lanes) +
+           " lanes (a replay: its hand-offs between queues cost the host nothing, and each "
+           "engine takes its chunks in order)";
+}
+
 std::string describe_small_chunks(std::size_t used, std::size_t lanes, double busiest_share,
                                   std::size_t chunk_bytes) {
     char text[256];

@@ -56,6 +56,8 @@ LaneChoice choose_lanes(const ResolvedTiming& timing, LaneEvidence& evidence);
 std::string describe_lanes(std::size_t used, std::size_t lanes, double busiest_share);
 // "on one queue per stage instead of 4 lanes (...)": why a run took three queues.
 std::string describe_stage_queues(std::size_t lanes, double busiest_share);
+// "on one queue per stage instead of 4 lanes (...)": why a replayed run took three queues.
+std::string describe_replayed_stage_queues(std::size_t lanes);
 // "on 2 of 4 lanes (...)": why balanced stages kept lanes for chunks of `chunk_bytes`.
 std::string describe_small_chunks(std::size_t used, std::size_t lanes, double busiest_share,
                                   std::size_t chunk_bytes);

@@ -121,14 +121,17 @@ bool Planner::adapts_mode() const {
 }
 
 QueueUse Planner::queue_use(const LayoutModel& model, std::size_t chunk_bytes,
-                            bool replayable) const {
+                            bool replayed) const {
+    // A replay's commands and hand-offs cost the host nothing, so replayed runs take stage
+    // queues at any size and whatever lanes the timed stages chose: those stages were timed on
+    // runs the host's enqueues paced. A 16 MiB stream in 64 KiB chunks, replayed, took 2.4 ms a
+    // run on stage queues, 2.9 ms on four lanes and 3.2-3.3 ms on the two lanes its timed stages
+    // chose (H200, CUDA, host time per run; docs/recording.md).
+    if (adapts_mode() && replayed) return QueueUse{PipelineMode::three_queues, depth_};
     // Balanced chunks too small for stage queues take two lanes because the host's enqueues and
-    // hand-offs set their pace (lane_choice.hpp). A replay's commands cost the host nothing, so
-    // replayed runs take stage queues at any size: a 16 MiB stream in 64 KiB chunks, replayed,
-    // took 2.4 ms a run on stage queues, 2.9 ms on four lanes and 3.2 ms on two (H200, CUDA,
-    // host time per run; docs/recording.md).
+    // hand-offs set their pace (lane_choice.hpp).
     if (adapts_mode() && model.stage_queues)
-        return chunk_bytes >= min_stage_queue_chunk_bytes || replayable
+        return chunk_bytes >= min_stage_queue_chunk_bytes
                    ? QueueUse{PipelineMode::three_queues, depth_}
                    : QueueUse{mode_, std::min<std::size_t>(2, depth_)};
     const bool fewer = adapts_lanes() && model.lanes >= 2 && model.lanes < depth_;
@@ -159,13 +162,6 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     plan.sizes = last_decision_.sizes;
     const std::size_t chunk_bytes = largest_chunk_bytes(plan.sizes, arrays);
     std::string refusal = replay_refusal_of(arrays, chunk_bytes);
-    plan.queues = queue_use(model, chunk_bytes, refusal.empty());
-    plan.how = plan_text(plan.queues, model, chunk_bytes);
-    // No more lanes than chunks: a lane without a chunk is only waited for at the run's end (a
-    // 16 MiB stream in one chunk ran 5-8 us a run faster on one lane than on four; H100, CUDA).
-    if (plan.queues.mode == PipelineMode::lanes)
-        plan.queues.in_flight =
-            std::max<std::size_t>(1, std::min(plan.queues.in_flight, plan.sizes.size()));
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
     plan.timed = choose_timed_chunks(plan.sizes.size(), options_.timing,
@@ -174,6 +170,13 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
                                      untimed_queues_ ? timed_queue_share * model.last_run_ms
                                                      : 0.0);
     choose_replay(plan, model, std::move(refusal));
+    plan.queues = queue_use(model, chunk_bytes, plan.replay);
+    plan.how = plan_text(plan.queues, model, chunk_bytes, plan.replay);
+    // No more lanes than chunks: a lane without a chunk is only waited for at the run's end (a
+    // 16 MiB stream in one chunk ran 5-8 us a run faster on one lane than on four; H100, CUDA).
+    if (plan.queues.mode == PipelineMode::lanes)
+        plan.queues.in_flight =
+            std::max<std::size_t>(1, std::min(plan.queues.in_flight, plan.sizes.size()));
     // A run that times no chunk records no event: its start and end are read on the host clock
     // (on OpenCL, on queues that keep no timestamps). On CUDA the start and each queue's end
     // were a timed event recorded and read back each, driver calls that a hand-written pipeline
@@ -237,13 +240,14 @@ Planner::Fitted Planner::fit(const RunArrays& arrays) {
 }
 
 const std::string& Planner::plan_text(const QueueUse& use, const LayoutModel& model,
-                                      std::size_t chunk_bytes) {
+                                      std::size_t chunk_bytes, bool replayed) {
     const auto made_of = std::make_tuple(use.mode, use.in_flight, model.stage_queues,
-                                         model.busiest_share, chunk_bytes);
+                                         model.busiest_share, chunk_bytes, replayed);
     if (!plan_text_ || plan_text_->made_of != made_of) {
         std::string how = last_decision_.how;
         // The lanes as chosen before this run is learned from.
-        if (const std::string lanes = describe(use, model, chunk_bytes); !lanes.empty())
+        if (const std::string lanes = describe(use, model, chunk_bytes, replayed);
+            !lanes.empty())
             how += ", " + lanes;
         plan_text_ = PlanText{made_of, std::move(how)};
     }
@@ -256,8 +260,10 @@ std::string Planner::describe(const QueueUse& use, const RunArrays& arrays,
 }
 
 std::string Planner::describe(const QueueUse& use, const LayoutModel& model,
-                              std::size_t chunk_bytes) const {
-    if (use.mode != mode_) return describe_stage_queues(depth_, model.busiest_share);
+                              std::size_t chunk_bytes, bool replayed) const {
+    if (use.mode != mode_)
+        return replayed ? describe_replayed_stage_queues(depth_)
+                        : describe_stage_queues(depth_, model.busiest_share);
     if (adapts_mode() && model.stage_queues && use.in_flight < depth_)
         return describe_small_chunks(use.in_flight, depth_, model.busiest_share, chunk_bytes);
     if (use.in_flight < depth_) return describe_lanes(use.in_flight, depth_, model.busiest_share);

@@ -116,12 +116,13 @@ public:
 
 private:
     LayoutModel& model_of(const RunArrays& arrays);
-    std::string describe(const QueueUse& use, const LayoutModel& model,
-                         std::size_t chunk_bytes) const;
+    // `replayed`: the run replays its layout's recording.
+    std::string describe(const QueueUse& use, const LayoutModel& model, std::size_t chunk_bytes,
+                         bool replayed = false) const;
     // RunPlan::how of a run on `use`: the chunks' description (last_decision_.how) and the
     // queues' (describe).
     const std::string& plan_text(const QueueUse& use, const LayoutModel& model,
-                                 std::size_t chunk_bytes);
+                                 std::size_t chunk_bytes, bool replayed);
     // Whether runs choose their lanes from their timed stages (lanes, the depth left to the
     // library), and whether they may take one queue per stage instead (the mode left to it too).
     bool adapts_lanes() const;
@@ -136,9 +137,9 @@ private:
     // leaves plan.timed all false.
     void choose_replay(RunPlan& plan, const LayoutModel& model, std::string refusal) const;
     // The queues of a run of the layout in chunks of at most `chunk_bytes` of the widest array;
-    // `replayable`: the layout's runs on lanes may replay (replay_refusal).
+    // `replayed`: the run replays its layout's recording (choose_replay).
     QueueUse queue_use(const LayoutModel& model, std::size_t chunk_bytes,
-                       bool replayable = false) const;
+                       bool replayed = false) const;
     static PlanRequest request_of(const RunArrays& arrays, const Halo& halo);
 
     PipelineOptions options_;
@@ -158,7 +159,7 @@ private:
     // 10 us at four chunks, against 3 us at one chunk, with no lanes to describe (a 16 MiB
     // stream, H200 host, caches cold from the program's own work between runs).
     struct PlanText {
-        std::tuple<PipelineMode, std::size_t, bool, double, std::size_t> made_of;
+        std::tuple<PipelineMode, std::size_t, bool, double, std::size_t, bool> made_of;
         std::string how;
     };
     std::optional<PlanText> plan_text_;
