@@ -9,10 +9,6 @@
 #include <functional>
 #include <optional>
 #include <utility>
-#include <chrono>
-#include <functional>
-#include <optional>
-#include <utility>
 
 namespace dualrt::detail {
 namespace {

@@ -33,8 +33,8 @@
 
 #include <cstddef>
 #include <optional>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace dualrt::detail {
