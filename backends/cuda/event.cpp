@@ -55,18 +55,27 @@ CUevent EventImpl::cu_event() const {
 }
 
 void EventImpl::wait() {
+    if (seen_complete()) return;
     const CUevent event = cu_event();
     ScopedContext current(owner().context());
     CU_CHECK(cuEventSynchronize(event), "waiting for " + describe());
+    mark_complete();
 }
 
 bool EventImpl::is_complete() {
+    if (seen_complete()) return true;
     const CUevent event = cu_event();
     ScopedContext current(owner().context());
     const CUresult status = cuEventQuery(event);
     if (status == CUDA_ERROR_NOT_READY) return false;
     CU_CHECK(status, "polling " + describe());
+    mark_complete();
     return true;
+}
+
+void EventImpl::mark_complete() noexcept {
+    // The application may record its own CUevent again: only dualrt's events stay complete.
+    if (!wrapped()) complete_.store(true, std::memory_order_release);
 }
 
 double EventImpl::elapsed_ms_since(backend::EventImpl& start) {

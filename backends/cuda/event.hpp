@@ -76,6 +76,10 @@ private:
     // The device whose context the event's calls run in: the queue's, or a wrapped event's own.
     const DeviceImpl& owner() const;
     bool wrapped() const noexcept { return queue_ == nullptr; }
+    // Once a wait or a poll has seen the event complete, later ones ask the driver nothing: the
+    // staging pool polls the events of its idle buffers on every copy.
+    bool seen_complete() const noexcept { return complete_.load(std::memory_order_acquire); }
+    void mark_complete() noexcept;
 
     std::shared_ptr<QueueImpl> queue_;          // null for a wrapped event
     std::shared_ptr<DeviceImpl> wrapped_device_;  // a wrapped event's device; else null
@@ -86,6 +90,7 @@ private:
     // (native_handle() const) does not change which point it is.
     mutable CUevent event_ = nullptr;
     mutable std::atomic<bool> recorded_{false};
+    std::atomic<bool> complete_{false};  // seen complete (never set for a wrapped event)
     const bool timed_;
 };
 

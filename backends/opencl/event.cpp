@@ -76,7 +76,8 @@ const cl::Event& EventImpl::cl_event() const {
 }
 
 void EventImpl::wait() {
-    if (complete_ || finished()) return;  // known to be done: nothing to wait for
+    // Known to be done: nothing to wait for.
+    if (complete_ || finished() || seen_complete()) return;
     // The usual round trip (enqueue, then wait for that command): finish the queue, as a plain
     // program does, instead of enqueueing a marker and waiting for it (half the time on NVIDIA).
     if (!recorded() && queue_->finish_if_last(*this)) {
@@ -96,6 +97,7 @@ void EventImpl::wait() {
         raise_cl_error(error, "event_.wait()", describe(), __FILE__, __LINE__,
                        CallKind::synchronization);
     }
+    seen_complete_.store(true, std::memory_order_release);
 }
 
 void EventImpl::flush_queue() const {
@@ -105,13 +107,15 @@ void EventImpl::flush_queue() const {
 }
 
 bool EventImpl::is_complete() {
-    if (complete_ || finished()) return true;
+    if (complete_ || finished() || seen_complete()) return true;
     const cl::Event& event = cl_event();
     const cl_int status = CL_CHECK(event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), describe());
     if (status < 0) raise_failed_command(status);
     // A command may stay CL_QUEUED until its queue is flushed; polling alone would never end.
     if (status == CL_QUEUED) flush_queue();
-    return status == CL_COMPLETE;
+    if (status != CL_COMPLETE) return false;
+    seen_complete_.store(true, std::memory_order_release);
+    return true;
 }
 
 cl_ulong EventImpl::stamp_ns() {

@@ -88,6 +88,9 @@ public:
     bool pending() const noexcept { return !complete_ && !recorded() && !finished(); }
     // Whether a wait found the command complete by finishing its queue (so it needs no marker).
     bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+    // Once a wait or a poll has seen the command complete, later ones ask the driver nothing: the
+    // staging pool polls the events of its idle buffers on every copy.
+    bool seen_complete() const noexcept { return seen_complete_.load(std::memory_order_acquire); }
     // The enqueue number of a pending event's command on its queue. Read and written under the
     // queue's mutex.
     std::uint64_t sequence() const noexcept { return sequence_; }
@@ -120,6 +123,7 @@ private:
     mutable std::atomic<bool> recorded_{false};
     const bool complete_;  // a blocking read or write: done when this object was made
     std::atomic<bool> finished_{false};  // a wait finished its queue while it was the last command
+    std::atomic<bool> seen_complete_{false};  // a wait returned, or a poll read CL_COMPLETE
     const bool timed_;
     const Stamp stamp_ = Stamp::end;
     std::uint64_t record_order_ = 0;  // 0: not a record() of its queue
