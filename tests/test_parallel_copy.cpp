@@ -106,6 +106,41 @@ TEST_CASE("parallel copy: the pool splits large copies and serves several caller
           std::vector<int>(4, 0));
 }
 
+TEST_CASE("parallel copy: a started copy runs while its caller works, and is whole once finished") {
+    const auto seed = std::random_device{}();
+    INFO("seed " << seed);
+    std::mt19937 engine(seed);
+    dualrt::detail::ParallelCopier copier(4);
+    for (std::size_t n : {std::size_t{1000}, std::size_t{3} << 20, (std::size_t{5} << 20) + 77}) {
+        CAPTURE(n);
+        // Finished explicitly, after the caller has done work of its own meanwhile.
+        CHECK(copies_exactly(
+            [&](void* d, const void* s, std::size_t bytes) {
+                dualrt::detail::PendingCopy pending = copier.start(d, s, bytes, PinnedSide::into);
+                volatile unsigned sum = 0;
+                for (unsigned i = 0; i < 100000; ++i) sum = sum + i;
+                pending.finish();
+                pending.finish();  // a second finish does nothing
+            },
+            n, 3, 5, engine));
+        // Finished by the destructor, after a move.
+        CHECK(copies_exactly(
+            [&](void* d, const void* s, std::size_t bytes) {
+                dualrt::detail::PendingCopy moved;
+                {
+                    dualrt::detail::PendingCopy pending =
+                        copier.start(d, s, bytes, PinnedSide::out_of);
+                    moved = std::move(pending);
+                }
+            },
+            n, 0, 64, engine));
+    }
+    // The copier takes the next job once the pending one is finished.
+    CHECK(copies_exactly([&](void* d, const void* s,
+                             std::size_t bytes) { copier.copy(d, s, bytes, PinnedSide::into); },
+                         std::size_t{2} << 20, 1, 1, engine));
+}
+
 TEST_CASE("parallel copy: downloads take half the threads unless the user chose the count") {
     dualrt::detail::ParallelCopier chosen_by_default(5);
     CHECK(chosen_by_default.threads(PinnedSide::into) == 5);

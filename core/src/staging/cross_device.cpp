@@ -65,7 +65,7 @@ backend::EventPtr staged_between(StagingPool& pool, backend::QueueImpl& from,
                                  const BufferView& dst, const BufferView& src) {
     const std::size_t bytes = src.bytes();
     CopyProfile profile;  // from here: lending the buffers may pin new ones
-    LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
+    LentSlots lent(pool, profile.lend([&] { return pool.acquire(staging_slots_for(bytes)); }));
     if (lent.size() == 0) return nullptr;
     pin_for(lent, to_device);  // the pool is the source device's: its side is pinned already
     const std::size_t piece = staging_piece(bytes, lent);

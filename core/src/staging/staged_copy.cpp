@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <vector>
 
 namespace dualrt::detail {
@@ -17,7 +18,7 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
     CopyProfile profile;  // from here: lending the buffers may pin new ones
     StagingPool& pool = StagingPool::of(device);
     if (!pool.enabled()) return nullptr;
-    LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
+    LentSlots lent(pool, profile.lend([&] { return pool.acquire(staging_slots_for(bytes)); }));
     if (lent.size() == 0) {
         pool.count_pageable_fallback();
         return nullptr;
@@ -25,21 +26,41 @@ backend::EventPtr staged_write(const std::shared_ptr<backend::DeviceImpl>& devic
     const auto* source = static_cast<const unsigned char*>(src);
     const std::size_t piece = staging_piece(bytes, lent);
     ParallelCopier& copier = ParallelCopier::of(device.get());  // looked up once, not per piece
+    // A piece copied into its buffer whose DMA is not enqueued yet. Its DMA is enqueued while
+    // the copier's workers copy the next piece: an enqueue costs 2-3 us on CUDA and 10-18 on
+    // NVIDIA's OpenCL (H200), which would otherwise stall the host's copies between pieces.
+    struct Filled {
+        std::size_t slot;
+        std::size_t offset;
+        std::size_t length;
+    };
+    std::optional<Filled> filled;
     backend::EventPtr last;
+    const auto enqueue_filled = [&] {
+        StagingSlot& slot = lent.slot(filled->slot);
+        profile.enqueue([&] {
+            last = queue.copy_to_device(dst, dst_offset + filled->offset, slot.data,
+                                        filled->length, Sync::async);
+        });
+        lent.last_use(filled->slot) = last;
+        filled.reset();
+    };
     std::size_t done = 0, pieces = 0;
     for (; done < bytes; ++pieces) {
         const std::size_t i = pieces % lent.size();
-        StagingSlot& slot = lent.slot(i);
+        if (filled && filled->slot == i) enqueue_filled();  // one buffer: no overlap to be had
         if (lent.last_use(i))  // its previous DMA has read it
             profile.dma_wait([&] { lent.last_use(i)->wait(); });
         const std::size_t length = staging_piece_at(done, bytes, piece);
-        profile.host_copy([&] { copier.copy(slot.data, source + done, length, PinnedSide::into); });
-        profile.enqueue([&] {
-            last = queue.copy_to_device(dst, dst_offset + done, slot.data, length, Sync::async);
+        PendingCopy copying = profile.host_copy([&] {
+            return copier.start(lent.slot(i).data, source + done, length, PinnedSide::into);
         });
-        lent.last_use(i) = last;
+        if (filled) enqueue_filled();
+        profile.host_copy([&] { copying.finish(); });
+        filled = Filled{i, done, length};
         done += length;
     }
+    enqueue_filled();
     pool.count_staged(bytes);
     profile.report("upload", bytes, pieces, piece, lent.size(),
                    copier.threads(PinnedSide::into));
@@ -53,7 +74,7 @@ backend::EventPtr staged_read(const std::shared_ptr<backend::DeviceImpl>& device
     CopyProfile profile;  // from here: lending the buffers may pin new ones
     StagingPool& pool = StagingPool::of(device);
     if (!pool.enabled()) return nullptr;
-    LentSlots lent(pool, pool.acquire(staging_slots_for(bytes)));
+    LentSlots lent(pool, profile.lend([&] { return pool.acquire(staging_slots_for(bytes)); }));
     if (lent.size() == 0) {
         pool.count_pageable_fallback();
         return nullptr;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -129,13 +130,18 @@ std::size_t ParallelCopier::threads(PinnedSide side) const noexcept {
     return threads();
 }
 
-void ParallelCopier::copy(void* dst, const void* src, std::size_t bytes, PinnedSide side) {
+PendingCopy ParallelCopier::start(void* dst, const void* src, std::size_t bytes,
+                                  PinnedSide side) {
+    PendingCopy pending;
+    pending.copier_ = this;
     const std::size_t pieces = std::min(threads(side), bytes / min_piece_bytes);
     if (pieces <= 1) {
-        stream_copy(dst, src, bytes);
-        return;
+        pending.dst_ = dst;
+        pending.src_ = src;
+        pending.bytes_ = bytes;
+        return pending;
     }
-    std::lock_guard<std::mutex> one_job(submit_mutex_);
+    pending.job_ = std::unique_lock<std::mutex>(submit_mutex_);  // one job at a time
     job_ = Job{static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), bytes};
     done_.store(0, std::memory_order_relaxed);
     const std::uint32_t generation = ++generation_;
@@ -147,6 +153,12 @@ void ParallelCopier::copy(void* dst, const void* src, std::size_t bytes, PinnedS
         std::lock_guard<std::mutex> lock(sleep_mutex_);
         for (std::size_t i = 1; i < pieces; ++i) wakes_[i].notify_one();
     }
+    pending.generation_ = generation;
+    pending.pieces_ = pieces;
+    return pending;
+}
+
+void ParallelCopier::join(std::uint32_t generation, std::size_t pieces) {
     take_pieces(generation);
     // The others' pieces are about as long as ours: spin for them, then give the core away
     // until they are done (a worker may have been preempted in the middle of its piece).
@@ -156,6 +168,32 @@ void ParallelCopier::copy(void* dst, const void* src, std::size_t bytes, PinnedS
         else
             std::this_thread::yield();
     }
+}
+
+PendingCopy::PendingCopy(PendingCopy&& other) noexcept { *this = std::move(other); }
+
+PendingCopy& PendingCopy::operator=(PendingCopy&& other) noexcept {
+    if (this == &other) return *this;
+    finish();
+    copier_ = std::exchange(other.copier_, nullptr);
+    job_ = std::move(other.job_);
+    dst_ = other.dst_;
+    src_ = other.src_;
+    bytes_ = other.bytes_;
+    generation_ = other.generation_;
+    pieces_ = other.pieces_;
+    return *this;
+}
+
+void PendingCopy::finish() noexcept {
+    if (!copier_) return;
+    if (job_.owns_lock()) {
+        copier_->join(generation_, pieces_);
+        job_.unlock();
+    } else {
+        stream_copy(dst_, src_, bytes_);
+    }
+    copier_ = nullptr;
 }
 
 void ParallelCopier::take_pieces(std::uint32_t generation) {
@@ -187,14 +225,18 @@ void ParallelCopier::work(std::size_t index) {
     };
     for (;;) {
         // A stream of copies posts the next job within microseconds: a worker that served the
-        // last one catches it without sleeping. One that was not needed sleeps at once: spare
-        // threads spinning take cores from the ones copying.
-        for (int spin = 0; served && spin < spin_limit &&
-                           generation_of(ticket_.load(std::memory_order_acquire)) == seen &&
-                           !stopping_.load(std::memory_order_relaxed);
-             ++spin)
-            relax();
+        // last job it was needed for catches the next such one without sleeping, also past
+        // narrower jobs in between (a staged upload's pieces ramp from half the threads to all
+        // and back; waking the sleepers, a futex call each, would delay every widening piece).
+        // Workers that have not served lately sleep: spare threads spinning take cores from the
+        // ones copying.
         std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        for (int spin = 0; served && spin < spin_limit && !needed(ticket) &&
+                           !stopping_.load(std::memory_order_relaxed);
+             ++spin) {
+            relax();
+            ticket = ticket_.load(std::memory_order_acquire);
+        }
         if (!needed(ticket) && !stopping_.load()) {
             // A job too narrow for this worker, or none yet: asleep until one that needs it.
             std::unique_lock<std::mutex> lock(sleep_mutex_);

@@ -29,6 +29,33 @@ enum class PinnedSide {
     out_of,  // pinned -> pageable (a download's host part)
 };
 
+class ParallelCopier;
+
+// A copy started with ParallelCopier::start: the copier's workers are at it while the caller does
+// something else (a staged upload enqueues the DMA of the piece before). finish() has the caller
+// take what is left and returns when all of it is done; the destructor finishes it too. While one
+// is pending its copier takes no other job, so the thread holding it must finish it before it
+// copies again.
+class PendingCopy {
+public:
+    PendingCopy() = default;
+    PendingCopy(PendingCopy&& other) noexcept;
+    PendingCopy& operator=(PendingCopy&& other) noexcept;
+    ~PendingCopy() { finish(); }
+    void finish() noexcept;
+
+private:
+    friend class ParallelCopier;
+    ParallelCopier* copier_ = nullptr;  // null: nothing left to do
+    std::unique_lock<std::mutex> job_;  // the copier's one job at a time, held until finished
+    // A copy too small to share: done on the caller, by finish().
+    void* dst_ = nullptr;
+    const void* src_ = nullptr;
+    std::size_t bytes_ = 0;
+    std::uint32_t generation_ = 0;
+    std::size_t pieces_ = 0;
+};
+
 class ParallelCopier {
 public:
     // The copier of one owner (a device): each device's staged copies get threads of their own,
@@ -36,9 +63,9 @@ public:
     // one job at a time). Made on first use with DUALRT_COPY_THREADS threads (else the cores, at
     // most 16) and kept for the process's life. A job of n pieces is served by the caller and
     // the first n - 1 workers, so a stream of narrow jobs keeps the same few threads busy. A
-    // worker that served the last job spins briefly after it (a stream of copies hands it the
-    // next piece without a wake-up), then sleeps; the others sleep at once, leaving their cores
-    // to the ones copying, and are woken only by a job wide enough to need them.
+    // worker spins briefly after each job it served, through narrower jobs that do not need it
+    // (a stream of copies hands it the next piece without a wake-up), then sleeps, leaving its
+    // core to the ones copying, until a job wide enough to need it wakes it.
     static ParallelCopier& of(const void* owner);
 
     explicit ParallelCopier(std::size_t threads, bool threads_chosen_by_user = false);
@@ -49,13 +76,19 @@ public:
     // stream_copy(dst, src, bytes), with the calling thread taking a share. Returns when all of
     // it is done. Small copies stay on the calling thread. Several threads may call at once
     // (jobs are serialised: the workers serve one at a time).
-    void copy(void* dst, const void* src, std::size_t bytes, PinnedSide side);
+    void copy(void* dst, const void* src, std::size_t bytes, PinnedSide side) {
+        start(dst, src, bytes, side).finish();
+    }
+    // The same copy, begun on the workers and finished by the returned PendingCopy. A copy too
+    // small to share is left whole to finish().
+    PendingCopy start(void* dst, const void* src, std::size_t bytes, PinnedSide side);
 
     // The threads a copy of `side` spreads over at most, and all of them.
     std::size_t threads(PinnedSide side) const noexcept;
     std::size_t threads() const noexcept { return workers_.size() + 1; }
 
 private:
+    friend class PendingCopy;
     struct Job {
         unsigned char* dst = nullptr;
         const unsigned char* src = nullptr;
@@ -76,6 +109,9 @@ private:
     static std::size_t next_of(std::uint64_t ticket) { return ticket & 0xFFFF; }
 
     void work(std::size_t index);  // worker `index` (1, 2, ...; the caller is 0)
+    // The caller's part of job `generation` of `pieces` pieces: it takes what is left, then waits
+    // for the workers' pieces.
+    void join(std::uint32_t generation, std::size_t pieces);
     // Takes and copies pieces of job `generation` until none is left, or a later job is posted.
     void take_pieces(std::uint32_t generation);
 
