@@ -14,14 +14,14 @@ namespace dualrt::detail {
 
 // The smallest copy between `device` and pageable memory that goes through the pool; below it
 // the driver's own pageable path is as fast, and a copy need not wait for pool buffers. Measured
-// against that path in the same runs (`bandwidth --sweep`, an H100, four rounds): on CUDA staging
-// loses at 256 KiB (0.87-0.94x host to device) and at 64 KiB device to host (0.61-0.65x), and
-// wins from 1 MiB (1.2-1.3x); on NVIDIA's OpenCL it wins from 256 KiB (1.02-1.18x host to device,
-// 1.20-1.65x device to host) and loses at 64 KiB. A device in the host's own memory (a CPU
-// device) keeps the larger bound: there the pool only adds a memcpy.
+// against that path in the same runs (`bandwidth --size`, an H200, CUDA 13 and NVIDIA's OpenCL):
+// at 256 KiB staging wins on both backends (CUDA 15.4-15.7 GB/s against the driver's 10.1-11.2
+// host to device, 8.8-10.0 against 7.8-8.0 device to host; OpenCL 6.8 against 4.3-4.8 and 5.3
+// against 3.1-3.4), and at 64 KiB it loses device to host on CUDA (3.1-3.5 against 4.1-4.4) and
+// gains nothing on OpenCL. A device in the host's own memory (a CPU device) keeps a larger bound:
+// there the pool only adds a memcpy.
 inline std::size_t min_staged_bytes(const DeviceInfo& device) {
-    const bool discrete_opencl = device.backend == Backend::opencl && !device.shares_host_memory;
-    return discrete_opencl ? std::size_t{256} << 10 : std::size_t{1} << 20;
+    return device.shares_host_memory ? std::size_t{1} << 20 : std::size_t{256} << 10;
 }
 
 // Whether a copy of `bytes` between pageable memory and `device` goes through the pool.
