@@ -218,8 +218,8 @@ void ParallelCopier::take_pieces(std::uint32_t generation) {
 }
 
 void ParallelCopier::work(std::size_t index) {
-    std::uint32_t seen = 0;  // the generation of the last job this worker looked at
-    bool served = false;     // the last job needed this worker
+    std::uint32_t seen = 0;  // the generation of the last job this worker served
+    bool served = false;     // this worker has served a job: it spins after each one
     const auto needed = [&](std::uint64_t ticket) {
         return generation_of(ticket) != seen && index < pieces_of(ticket);
     };
