@@ -67,9 +67,15 @@ def main() -> int:
     if args.work is None:
         args.work = os.path.join(os.path.dirname(os.path.abspath(args.out)), "performance-runs")
 
+    info_program = os.path.join(args.bin, "dualrt-info")
+    if not os.access(info_program, os.X_OK):
+        # Every section picks its devices through it, whichever programs the sections run.
+        print(f"{info_program} is missing: build it (cmake --build ... --target dualrt-info) "
+              f"beside the programs the sections run", file=sys.stderr)
+        return 1
     targets = choose_targets(args.bin, args.opencl_device, args.quick)
     if not targets:
-        print(f"no device to measure on ({args.bin}/dualrt-info selects none)", file=sys.stderr)
+        print(f"no device to measure on ({info_program} selects none)", file=sys.stderr)
         return 1
     date = datetime.date.today().isoformat()
     smi = nvidia_smi()
