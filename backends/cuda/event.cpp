@@ -75,7 +75,7 @@ bool EventImpl::is_complete() {
 
 void EventImpl::mark_complete() noexcept {
     // The application may record its own CUevent again: only dualrt's events stay complete.
-    if (!wrapped()) complete_.store(true, std::memory_order_release);
+    if (!wrapped()) seen_complete_.store(true, std::memory_order_release);
 }
 
 double EventImpl::elapsed_ms_since(backend::EventImpl& start) {

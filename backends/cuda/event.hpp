@@ -78,7 +78,7 @@ private:
     bool wrapped() const noexcept { return queue_ == nullptr; }
     // Once a wait or a poll has seen the event complete, later ones ask the driver nothing: the
     // staging pool polls the events of its idle buffers on every copy.
-    bool seen_complete() const noexcept { return complete_.load(std::memory_order_acquire); }
+    bool seen_complete() const noexcept { return seen_complete_.load(std::memory_order_acquire); }
     void mark_complete() noexcept;
 
     std::shared_ptr<QueueImpl> queue_;          // null for a wrapped event
@@ -90,7 +90,7 @@ private:
     // (native_handle() const) does not change which point it is.
     mutable CUevent event_ = nullptr;
     mutable std::atomic<bool> recorded_{false};
-    std::atomic<bool> complete_{false};  // seen complete (never set for a wrapped event)
+    std::atomic<bool> seen_complete_{false};  // never set for a wrapped event
     const bool timed_;
 };
 
