@@ -23,8 +23,8 @@ EventImpl::EventImpl(std::shared_ptr<DeviceImpl> device, CUevent event, Ownershi
 
 EventImpl::~EventImpl() {
     if (!recorded()) return;  // never recorded: owns no CUevent
-    if (!timed_) {
-        queue_->recycle(event_);
+    if (!wrapped()) {
+        queue_->recycle(event_, timed_);
         return;
     }
     if (!owns_event_) return;  // borrowed: the application destroys it

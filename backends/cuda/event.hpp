@@ -26,7 +26,8 @@ class QueueImpl;
 // waited for by a queue or asked for its native handle. The CUevent comes from the queue's
 // EventPool (CU_EVENT_DISABLE_TIMING) and goes back there when this object dies.
 //
-// A timed event (QueueImpl::record()) owns a CUevent created with timing and recorded at once.
+// A timed event (QueueImpl::record()) takes a CUevent with timing from the queue's timed pool,
+// recorded at once, and gives it back there when it dies.
 //
 // A wrapped event (wrap_event, wrap.cpp) is the application's CUevent, always recorded as far as
 // this object knows; it holds its device instead of a queue, and is destroyed with this object
@@ -39,11 +40,11 @@ class EventImpl final : public backend::EventImpl {
 public:
     // A pending event of a command `queue` is about to enqueue; the queue sets its sequence.
     explicit EventImpl(std::shared_ptr<QueueImpl> queue);
-    // A timed event owning `event`, which the caller records. Destroyed with this object.
+    // A timed event of `event`, from the queue's timed pool, which the caller records.
     EventImpl(std::shared_ptr<QueueImpl> queue, CUevent timed_event);
     // The application's `event` (checked by the caller, wrap.cpp) for `device`'s queues.
     EventImpl(std::shared_ptr<DeviceImpl> device, CUevent event, Ownership ownership);
-    // Gives a pooled CUevent back to the queue, destroys a timed or adopted one. Never throws.
+    // Gives a pooled CUevent back to the queue, destroys an adopted one. Never throws.
     ~EventImpl() override;
     EventImpl(const EventImpl&) = delete;
     EventImpl& operator=(const EventImpl&) = delete;

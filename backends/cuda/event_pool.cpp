@@ -1,4 +1,4 @@
-// EventPool: reusing untimed CUevents.
+// EventPool: reusing CUevents.
 #include "event_pool.hpp"
 
 #include "check.hpp"
@@ -6,7 +6,7 @@
 
 namespace dualrt::cuda {
 
-EventPool::EventPool() { free_.reserve(capacity); }
+EventPool::EventPool(unsigned flags) : flags_(flags) { free_.reserve(capacity); }
 
 EventPool::~EventPool() = default;
 
@@ -17,7 +17,7 @@ CUevent EventPool::take(const DeviceImpl& device) {
         return event;
     }
     CUevent event = nullptr;
-    CU_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+    CU_CHECK(cuEventCreate(&event, flags_),
              "creating an event on " + device.describe());
     return event;
 }

@@ -1,5 +1,6 @@
-// EventPool: a queue's free list of untimed CUevents, so that recording an enqueue's event costs a
-// cuEventRecord and not a cuEventCreate + cuEventDestroy as well.
+// EventPool: a queue's free list of CUevents of one kind (untimed for enqueues' events, timed for
+// record()), so that recording an event costs a cuEventRecord and not a cuEventCreate +
+// cuEventDestroy as well.
 #pragma once
 
 #include <cuda.h>
@@ -11,14 +12,16 @@ namespace dualrt::cuda {
 
 class DeviceImpl;
 
-// Events created with CU_EVENT_DISABLE_TIMING. An event comes back when the EventImpl that used it
+// Events created with the pool's flags. An event comes back when the EventImpl that used it
 // dies; it may still be pending then, and re-recording it is fine: cuEventRecord only moves the
 // point that later queries and waits see, and cuStreamWaitEvent calls made earlier keep waiting
 // for the record they saw. Not thread-safe: its QueueImpl guards it with the queue's mutex. Every
 // method needs the owning context current on the calling thread.
 class EventPool {
 public:
-    EventPool();  // reserves room for `capacity` events, so that give_back never allocates
+    // Reserves room for `capacity` events, so that give_back never allocates. `flags` are
+    // cuEventCreate's: CU_EVENT_DISABLE_TIMING, or CU_EVENT_DEFAULT for timed events.
+    explicit EventPool(unsigned flags);
     ~EventPool();  // expects release_all() to have run (it needs a current context)
     EventPool(const EventPool&) = delete;
     EventPool& operator=(const EventPool&) = delete;
@@ -35,6 +38,7 @@ private:
     // stage and chunk in flight); more are created and destroyed as before.
     static constexpr std::size_t capacity = 64;
 
+    unsigned flags_;
     std::vector<CUevent> free_;
 };
 

@@ -39,6 +39,7 @@ QueueImpl::QueueImpl(std::shared_ptr<DeviceImpl> device, CUstream stream, Owners
 QueueImpl::~QueueImpl() {
     ScopedContext current(device_->context(), ScopedContext::no_throw);
     pool_.release_all();
+    timed_pool_.release_all();
     if (!owns_stream_) return;  // borrowed: the application destroys it
     CU_CHECK_NOTHROW(cuStreamDestroy(stream_), "destroying a stream of " + device_->describe());
 }
@@ -82,10 +83,10 @@ void QueueImpl::record_pending(const EventImpl& event) {
     record_locked(event);
 }
 
-void QueueImpl::recycle(CUevent event) noexcept {
+void QueueImpl::recycle(CUevent event, bool timed) noexcept {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (pool_.give_back(event)) return;
+        if ((timed ? timed_pool_ : pool_).give_back(event)) return;
     }
     ScopedContext current(device_->context(), ScopedContext::no_throw);
     CU_CHECK_NOTHROW(cuEventDestroy(event), "destroying an event of " + device_->describe());
@@ -225,15 +226,13 @@ backend::EventPtr QueueImpl::copy_peer(backend::BufferImpl& dst, std::size_t dst
 backend::EventPtr QueueImpl::record() {
     if (!timed_) return mark();  // a queue without timing: an untimed point, pooled
     ScopedContext current(device_->context());
-    CUevent native = nullptr;
-    CU_CHECK(cuEventCreate(&native, CU_EVENT_DEFAULT),
-             describe("creating a timed event"));
-    // Owned from here on, so a failed record below does not leak it; released after the lock.
-    auto event = std::make_shared<EventImpl>(shared_from_this(), native);
-    std::shared_ptr<EventImpl> previous;
+    // Both released after the lock: their destructors take it. From its construction on, `event`
+    // holds the CUevent, so a failed record below gives it back to the pool.
+    std::shared_ptr<EventImpl> event, previous;
     std::lock_guard<std::mutex> lock(mutex_);
+    event = std::make_shared<EventImpl>(shared_from_this(), timed_pool_.take(*device_));
     previous = record_last_locked();
-    CU_CHECK(cuEventRecord(native, stream_), describe("recording a timed event"));
+    CU_CHECK(cuEventRecord(event->cu_event(), stream_), describe("recording a timed event"));
     return event;
 }
 

@@ -64,7 +64,7 @@ public:
     backend::EventPtr copy_peer(backend::BufferImpl& dst, std::size_t dst_offset,
                                 backend::BufferImpl& src, std::size_t src_offset,
                                 std::size_t bytes) override;
-    backend::EventPtr record() override;                // a timed cuEventRecord
+    backend::EventPtr record() override;  // a timed cuEventRecord, of a pooled timed CUevent
     // The last enqueue's event (recorded from the pool when someone waits for it), or a pending
     // one at the same point: no timing, no cuEventCreate.
     backend::EventPtr mark() override;
@@ -88,8 +88,9 @@ public:
     // Records `event` at the current end of the stream unless it is recorded already.
     // Throws dualrt::Error.
     void record_pending(const EventImpl& event);
-    // Takes back the pooled CUevent of an EventImpl that is dying. Never throws.
-    void recycle(CUevent event) noexcept;
+    // Takes back the pooled CUevent of an EventImpl that is dying, into the pool of its kind.
+    // Never throws.
+    void recycle(CUevent event, bool timed) noexcept;
 
 private:
     // "queue of CUDA device 0 'NAME'" plus `what`, for error contexts (built only on failure).
@@ -114,7 +115,10 @@ private:
     std::mutex mutex_;  // guards everything below and the pending events' recording
     std::weak_ptr<EventImpl> last_;  // the event of the last enqueue
     std::uint64_t sequence_ = 0;     // enqueues so far; last_'s sequence while it is pending
-    EventPool pool_;
+    EventPool pool_{CU_EVENT_DISABLE_TIMING};  // for enqueues' events
+    // For record(): a timed event created on the spot would cost a cuEventCreate inside the span
+    // it times whenever the stream is idle, as it is after a blocking copy.
+    EventPool timed_pool_{CU_EVENT_DEFAULT};
 };
 
 }  // namespace dualrt::cuda
