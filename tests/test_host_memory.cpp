@@ -3,6 +3,7 @@
 // every element arrives, nothing goes through the staging pool, and bad requests are named.
 #include "support.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -10,7 +11,10 @@ namespace {
 
 // Copies of at least this many floats would be staged if they were pageable.
 std::size_t staged_floats() {
-    return test::device().staging_stats().min_staged_bytes / sizeof(float) + 1000;
+    const dualrt::StagingStats stats = test::device().staging_stats();
+    return std::max(stats.min_staged_upload_bytes, stats.min_staged_download_bytes) /
+               sizeof(float) +
+           1000;
 }
 
 // Page-aligned memory the test owns, as an application would hold it.

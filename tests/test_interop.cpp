@@ -243,7 +243,8 @@ TEST_CASE_FIXTURE(NativeCase, "interop: a wrapped context runs kernels and a Pip
         // Too small to be staged: a device's staging pool lives until the process ends and would
         // keep the wrapped context that long (docs/guide.md, "Native handles"). The listed device
         // of the same GPU stages from the same size; asking the wrapped one would make its pool.
-        const std::size_t unstaged = device.staging_stats().min_staged_bytes / sizeof(float) - 1;
+        const std::size_t unstaged =
+            device.staging_stats().min_staged_upload_bytes / sizeof(float) - 1;
         CHECK(test::run_saxpy(q, rnd.size(1, unstaged), rnd.engine) == "");
         const std::vector<float> four(4, 1.0f);
         CHECK_DUALRT_ERROR(dualrt::Errc::invalid_argument, "wrapped context",

@@ -232,7 +232,8 @@ TEST_CASE("multi-device pipeline: another device's HostBuffer is registered once
     const bool portable =
         owner.backend() == dualrt::Backend::cuda && user.backend() == dualrt::Backend::cuda;
     const std::size_t n =
-        std::max<std::size_t>(std::size_t{1} << 20, user.staging_stats().min_staged_bytes / 4 + 1);
+        std::max<std::size_t>(std::size_t{1} << 20,
+                              user.staging_stats().min_staged_download_bytes / 4 + 1);
     const float s = rnd.uniform(-2.0f, 2.0f);
     const auto a = rnd.floats(n), b = rnd.floats(n);
     dualrt::Pipeline pipeline(user, {PipelineMode::lanes, Chunking::count(8)});

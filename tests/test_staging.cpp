@@ -9,7 +9,7 @@
 namespace {
 
 // Host -> device -> host through pageable vectors; "" when every element came back.
-// staged: the copy goes through the pool (min_staged_bytes and more, staging on), so it has read
+// staged: the upload goes through the pool (min_staged_upload_bytes and more, staging on), so it has read
 // its source on return and overwriting it at once must not matter; otherwise the source must
 // outlive the copy's event.
 std::string round_trip(dualrt::Queue& queue, std::size_t n, test::Random& rnd,
@@ -18,7 +18,7 @@ std::string round_trip(dualrt::Queue& queue, std::size_t n, test::Random& rnd,
     auto source = data;
     auto buffer = queue.device().alloc<float>(n);
     auto uploaded = queue.copy(buffer, source, sync);
-    if (!staged || n * sizeof(float) < test::device().staging_stats().min_staged_bytes)
+    if (!staged || n * sizeof(float) < test::device().staging_stats().min_staged_upload_bytes)
         uploaded.wait();
     std::fill(source.begin(), source.end(), test::poison_float());
     std::vector<float> back(n, test::poison_float());
@@ -40,8 +40,9 @@ TEST_CASE("staging: pageable copies of many sizes arrive whole") {
     const auto before = test::device().staging_stats();
     const std::size_t chunk_floats = before.chunk_bytes / sizeof(float);
     REQUIRE(chunk_floats > 0);
-    const std::size_t threshold = before.min_staged_bytes / sizeof(float);
-    for (std::size_t n : {std::size_t{1000}, threshold - 1, threshold,
+    const std::size_t upload = before.min_staged_upload_bytes / sizeof(float);
+    const std::size_t download = before.min_staged_download_bytes / sizeof(float);
+    for (std::size_t n : {std::size_t{1000}, upload - 1, upload, download - 1, download,
                           chunk_floats, chunk_floats + 1, 3 * chunk_floats - 7,
                           rnd.size(5 * chunk_floats, 6 * chunk_floats)}) {
         CAPTURE(n);
@@ -114,7 +115,7 @@ TEST_CASE("staging: a pool of one buffer still copies everything") {
         return;
     }
     REQUIRE(before.chunk_bytes * 2 > before.limit_bytes);  // room for one buffer, not two
-    const std::size_t n = before.min_staged_bytes / sizeof(float) + rnd.size(1, 100000);
+    const std::size_t n = before.min_staged_download_bytes / sizeof(float) + rnd.size(1, 100000);
     CHECK(round_trip(queue, n, rnd) == "");
     CHECK(round_trip(queue, n, rnd, dualrt::Sync::blocking) == "");
     const auto after = test::device().staging_stats();

@@ -32,7 +32,8 @@ struct Row {
 
 class Report {
 public:
-    // `min_staged_bytes`: dualrt stages pageable copies of this size and more (StagingStats).
+    // `min_staged_bytes`: dualrt stages pageable copies of this size and more both ways
+    // (StagingStats).
     Report(std::size_t array_bytes, std::size_t min_staged_bytes, int repetitions,
            std::string backend, std::string device, CsvWriter csv);
 

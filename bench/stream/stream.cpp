@@ -122,7 +122,10 @@ int run(const dualrt::samples::Args& args, const Plan& plan) {
                   << ": PipelineOptions::depth)\n";
     std::cout << "\n";
 
-    const std::size_t min_staged = device.staging_stats().min_staged_bytes;
+    // A block is staged both ways from the larger of the two bounds.
+    const dualrt::StagingStats staging = device.staging_stats();
+    const std::size_t min_staged =
+        std::max(staging.min_staged_upload_bytes, staging.min_staged_download_bytes);
     ss::Report report(plan.array_bytes, min_staged, repetitions, dualrt::to_string(info.backend),
                       info.name, std::move(csv));
     ss::StreamBench bench(device, plan.array_bytes / sizeof(float), repetitions, seed);

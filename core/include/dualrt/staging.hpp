@@ -14,9 +14,12 @@ namespace dualrt {
 /// one chunk overlaps the DMA of the one before. The cap is DUALRT_STAGING_LIMIT (bytes, with an
 /// optional K/M/G suffix; 0 turns staging off), else Device::set_staging_limit, else 256 MiB.
 struct StagingStats {
-    std::size_t limit_bytes = 0;        ///< the cap on pinned bytes the pool may hold
-    std::size_t chunk_bytes = 0;        ///< the size of one staging buffer
-    std::size_t min_staged_bytes = 0;   ///< smaller copies skip the pool (the driver is as fast)
+    std::size_t limit_bytes = 0;  ///< the cap on pinned bytes the pool may hold
+    std::size_t chunk_bytes = 0;  ///< the size of one staging buffer
+    /// Smaller copies to the device skip the pool (the driver's own path is as fast) ...
+    std::size_t min_staged_upload_bytes = 0;
+    /// ... and so do smaller copies from it.
+    std::size_t min_staged_download_bytes = 0;
     std::size_t pinned_bytes = 0;       ///< pinned bytes the pool holds now (idle or in use)
     std::size_t peak_pinned_bytes = 0;  ///< the most it has held
     std::size_t buffers = 0;            ///< staging buffers held now

@@ -84,7 +84,7 @@ Event Queue::write_bytes(const BufferView& dst, const void* src, std::size_t byt
         return recording->copy_to_device(
             dst, detail::pinned_for_recording(op, "source", *device_, src, bytes), bytes);
     }
-    if (host == HostMemory::pageable && detail::worth_staging(*device_, bytes) &&
+    if (host == HostMemory::pageable && detail::worth_staging_upload(*device_, bytes) &&
         !detail::dma_capable(*device_, src, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
             return detail::staged_write(device_, *impl_, *detail::backend_of(dst),
@@ -115,7 +115,7 @@ Event Queue::read_bytes(void* dst, std::size_t bytes, const BufferView& src, std
         return recording->copy_to_host(
             detail::pinned_for_recording(op, "destination", *device_, dst, bytes), src, bytes);
     }
-    if (host == HostMemory::pageable && detail::worth_staging(*device_, bytes) &&
+    if (host == HostMemory::pageable && detail::worth_staging_download(*device_, bytes) &&
         !detail::dma_capable(*device_, dst, bytes)) {
         auto staged = detail::reporting_faults(*device_, [&] {
             return detail::staged_read(device_, *impl_, dst, *detail::backend_of(src),

@@ -12,21 +12,32 @@
 
 namespace dualrt::detail {
 
-// The smallest copy between `device` and pageable memory that goes through the pool; below it
-// the driver's own pageable path is as fast, and a copy need not wait for pool buffers. Measured
-// against that path in the same runs (`bandwidth --size`, an H200, CUDA 13 and NVIDIA's OpenCL):
-// at 256 KiB staging wins on both backends (CUDA 15.4-15.7 GB/s against the driver's 10.1-11.2
-// host to device, 8.8-10.0 against 7.8-8.0 device to host; OpenCL 6.8 against 4.3-4.8 and 5.3
-// against 3.1-3.4), and at 64 KiB it loses device to host on CUDA (3.1-3.5 against 4.1-4.4) and
-// gains nothing on OpenCL. A device in the host's own memory (a CPU device) keeps a larger bound:
-// there the pool only adds a memcpy.
-inline std::size_t min_staged_bytes(const DeviceInfo& device) {
+// The smallest copies between `device` and pageable memory that go through the pool, one bound
+// per direction; below them the driver's own pageable path is as fast, and a copy need not wait
+// for pool buffers. Measured against that path in the same runs (`bandwidth --size`, an H200,
+// CUDA 13 and NVIDIA's OpenCL): at 256 KiB staging wins both ways on both backends (CUDA
+// 15.7-16.5 GB/s against the driver's 9.5-10.5 host to device, 9.8-10.1 against 6.5-7.0 device
+// to host; OpenCL 7.3-8.7 against 4.9-5.3 and 5.7-6.1 against 3.4-3.6). At 64 KiB it still wins
+// host to device (CUDA 5.9 against 3.2-3.4, OpenCL 1.7-2.4 against 1.7-2.1), but loses device to
+// host on CUDA (3.6-3.9 against 4.1), where the download's wait for its DMA cannot overlap the
+// host copy of a single piece. A device in the host's own memory (a CPU device) keeps a larger
+// bound both ways: there the pool only adds a memcpy.
+inline std::size_t min_staged_upload_bytes(const DeviceInfo& device) {
+    return device.shares_host_memory ? std::size_t{1} << 20 : std::size_t{64} << 10;
+}
+
+inline std::size_t min_staged_download_bytes(const DeviceInfo& device) {
     return device.shares_host_memory ? std::size_t{1} << 20 : std::size_t{256} << 10;
 }
 
-// Whether a copy of `bytes` between pageable memory and `device` goes through the pool.
-inline bool worth_staging(const backend::DeviceImpl& device, std::size_t bytes) {
-    return bytes >= min_staged_bytes(device.info());
+// Whether a copy of `bytes` from pageable memory to `device` goes through the pool.
+inline bool worth_staging_upload(const backend::DeviceImpl& device, std::size_t bytes) {
+    return bytes >= min_staged_upload_bytes(device.info());
+}
+
+// Whether a copy of `bytes` from `device` to pageable memory goes through the pool.
+inline bool worth_staging_download(const backend::DeviceImpl& device, std::size_t bytes) {
+    return bytes >= min_staged_download_bytes(device.info());
 }
 
 // host -> device. Returns the event of the last chunk's DMA, or nullptr when the pool had no

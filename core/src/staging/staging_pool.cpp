@@ -47,7 +47,8 @@ StagingPool::StagingPool(std::shared_ptr<backend::DeviceImpl> device)
     limit_from_environment_ = from_environment.has_value();
     stats_.limit_bytes = from_environment.value_or(default_limit);
     stats_.chunk_bytes = chunk_for(stats_.limit_bytes);
-    stats_.min_staged_bytes = min_staged_bytes(device_->info());
+    stats_.min_staged_upload_bytes = min_staged_upload_bytes(device_->info());
+    stats_.min_staged_download_bytes = min_staged_download_bytes(device_->info());
 }
 
 bool StagingPool::enabled() const {
