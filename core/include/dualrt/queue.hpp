@@ -45,12 +45,13 @@ struct QueueOptions {
 /// with Sync::blocking it returns after the work is done.
 ///
 /// Copies from and to ordinary (pageable) host memory, given as a pointer or std::vector, go
-/// through the device's pinned staging pool (staging.hpp) when they are large enough (on a GPU,
-/// from 64 KiB to the device and from 256 KiB from it; from 1 MiB on a CPU device; StagingStats
-/// says): on return the source has been read (host to device) or the destination written (device
-/// to host) even with Sync::async, since each chunk passes through the host. Copies from and to a HostBuffer (or a view of one) are DMA from
-/// pinned memory, fully asynchronous; so are copies given a plain pointer that lies inside a live
-/// HostBuffer's memory (alloc_host or register_host, on this device; on CUDA, on any CUDA device,
+/// through the device's pinned staging pool (staging.hpp) when they are large enough (on a GPU
+/// from 256 KiB, to a CUDA GPU from 64 KiB; from 1 MiB on a CPU device; StagingStats says): on
+/// return the source has been read (host to device) or the destination written (device to host)
+/// even with Sync::async, since each chunk passes through the host. Copies from and to a
+/// HostBuffer (or a view of one) are DMA from pinned memory, fully asynchronous; so are copies
+/// given a plain pointer that lies inside a live HostBuffer's memory (alloc_host or
+/// register_host, on this device; on CUDA, on any CUDA device,
 /// since CUDA pins for every context), which are never staged.
 ///
 /// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the

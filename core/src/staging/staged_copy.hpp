@@ -14,16 +14,18 @@ namespace dualrt::detail {
 
 // The smallest copies between `device` and pageable memory that go through the pool, one bound
 // per direction; below them the driver's own pageable path is as fast, and a copy need not wait
-// for pool buffers. Measured against that path in the same runs (`bandwidth --size`, an H200,
-// CUDA 13 and NVIDIA's OpenCL): at 256 KiB staging wins both ways on both backends (CUDA
-// 15.7-16.5 GB/s against the driver's 9.5-10.5 host to device, 9.8-10.1 against 6.5-7.0 device
-// to host; OpenCL 7.3-8.7 against 4.9-5.3 and 5.7-6.1 against 3.4-3.6). At 64 KiB it still wins
-// host to device (CUDA 5.9 against 3.2-3.4, OpenCL 1.7-2.4 against 1.7-2.1), but loses device to
-// host on CUDA (3.6-3.9 against 4.1), where the download's wait for its DMA cannot overlap the
-// host copy of a single piece. A device in the host's own memory (a CPU device) keeps a larger
-// bound both ways: there the pool only adds a memcpy.
+// for pool buffers. Measured against that path in the same runs (`bandwidth --size` and
+// `--sweep`, an H200, CUDA 13 and NVIDIA's OpenCL): at 256 KiB staging wins both ways on both
+// backends (CUDA 15.7-16.5 GB/s against the driver's 9.5-10.9 host to device, 9.8-11.7 against
+// 6.5-7.5 device to host; OpenCL 7.3-9.3 against 4.9-5.5 and 5.7-6.4 against 3.4-3.7). At
+// 64 KiB it still wins host to device on CUDA (4.9-6.6 against 2.8-3.5), but loses device to
+// host there (3.6-3.9 against 4.1), where the download's wait for its DMA cannot overlap the host
+// copy of a single piece; on OpenCL it gained 5-16% host to device alone, and lost 3x after the
+// pool had served a 1 GiB copy (0.65 against 2.02). A device in the host's own memory (a CPU
+// device) keeps a larger bound both ways: there the pool only adds a memcpy.
 inline std::size_t min_staged_upload_bytes(const DeviceInfo& device) {
-    return device.shares_host_memory ? std::size_t{1} << 20 : std::size_t{64} << 10;
+    if (device.shares_host_memory) return std::size_t{1} << 20;
+    return device.backend == Backend::cuda ? std::size_t{64} << 10 : std::size_t{256} << 10;
 }
 
 inline std::size_t min_staged_download_bytes(const DeviceInfo& device) {
