@@ -9,9 +9,9 @@
 namespace {
 
 // Host -> device -> host through pageable vectors; "" when every element came back.
-// staged: the upload goes through the pool (min_staged_upload_bytes and more, staging on), so it has read
-// its source on return and overwriting it at once must not matter; otherwise the source must
-// outlive the copy's event.
+// staged: the upload goes through the pool (min_staged_upload_bytes and more, staging on), so it
+// has read its source on return and overwriting it at once must not matter; otherwise the source
+// must outlive the copy's event.
 std::string round_trip(dualrt::Queue& queue, std::size_t n, test::Random& rnd,
                        dualrt::Sync sync = dualrt::Sync::async, bool staged = true) {
     const auto data = rnd.float_bits(n);

@@ -51,8 +51,8 @@ struct QueueOptions {
 /// even with Sync::async, since each chunk passes through the host. Copies from and to a
 /// HostBuffer (or a view of one) are DMA from pinned memory, fully asynchronous; so are copies
 /// given a plain pointer that lies inside a live HostBuffer's memory (alloc_host or
-/// register_host, on this device; on CUDA, on any CUDA device,
-/// since CUDA pins for every context), which are never staged.
+/// register_host, on this device; on CUDA, on any CUDA device, since CUDA pins for every
+/// context), which are never staged.
 ///
 /// Thread-safety: any number of threads may enqueue on one queue; the order between threads is the
 /// order the calls happen in.
