@@ -20,7 +20,7 @@ namespace dualrt::detail {
 // 6.5-7.5 device to host; OpenCL 7.3-9.3 against 4.9-5.5 and 5.7-6.4 against 3.4-3.7). At
 // 64 KiB it still wins host to device on CUDA (4.9-6.6 against 2.8-3.5), but loses device to
 // host there (3.6-3.9 against 4.1), where the download's wait for its DMA cannot overlap the host
-// copy of a single piece; on OpenCL it gained 5-16% host to device alone, and lost 3x after the
+// copy of a single piece; on OpenCL it gained 3-22% host to device alone, and lost 3x after the
 // pool had served a 1 GiB copy (0.65 against 2.02). A device in the host's own memory (a CPU
 // device) keeps a larger bound both ways: there the pool only adds a memcpy.
 inline std::size_t min_staged_upload_bytes(const DeviceInfo& device) {
