@@ -230,9 +230,10 @@ backend::EventPtr QueueImpl::record() {
     // holds the CUevent, so a failed record below gives it back to the pool.
     std::shared_ptr<EventImpl> event, previous;
     std::lock_guard<std::mutex> lock(mutex_);
-    event = std::make_shared<EventImpl>(shared_from_this(), timed_pool_.take(*device_));
+    const CUevent native = timed_pool_.take(*device_);
+    event = std::make_shared<EventImpl>(shared_from_this(), native);
     previous = record_last_locked();
-    CU_CHECK(cuEventRecord(event->cu_event(), stream_), describe("recording a timed event"));
+    CU_CHECK(cuEventRecord(native, stream_), describe("recording a timed event"));
     return event;
 }
 

@@ -18,6 +18,7 @@
 
 #include <dualrt/dualrt.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <random>
 #include <sstream>
