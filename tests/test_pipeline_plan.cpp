@@ -2,6 +2,7 @@
 // chunks automatic chunking picks, which chunks a run times, and how much of the runs' time the
 // timed windows may take.
 #include "run/chunk_extents.hpp"
+#include "run/run_checks.hpp"
 #include "tune/automatic_chunking.hpp"
 #include "tune/planner.hpp"
 #include "tune/timed_chunks.hpp"
@@ -144,32 +145,31 @@ TEST_CASE("pipeline plan: fixed chunking cuts as asked, in whole rows, or says w
 TEST_CASE("pipeline plan: a first run times the middle and the end; later runs what their "
           "credit pays for") {
     double credit = 0.0;
-    const auto first = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, true, 0, 0.005,
-                                           credit);
+    std::vector<bool> first, none, events_paid, all_paid;
+    choose_timed_chunks(40, dualrt::PipelineTiming::sampled, true, 0, 0.005, credit, 0.0, first);
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < first.size(); ++i)
         if (first[i]) which.push_back(i);
     CHECK(which == std::vector<std::size_t>{19, 20, 21, 36, 37, 38, 39});
     // Not a first run and no credit: nothing timed.
-    const auto none = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5, 0.005,
-                                          credit);
+    choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5, 0.005, credit, 0.0, none);
     CHECK(std::count(none.begin(), none.end(), true) == 0);
     // A window costs its 12 events, and where timed runs are dearer as a whole (queues that keep
     // timestamps) that surcharge too: credit for the events alone then buys nothing.
     credit = 12 * 0.005;
-    const auto events_paid = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5,
-                                                 0.005, credit, 0.2);
+    choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5, 0.005, credit, 0.2,
+                        events_paid);
     CHECK(std::count(events_paid.begin(), events_paid.end(), true) == 0);
     CHECK(credit == doctest::Approx(12 * 0.005));
     credit = 12 * 0.005 + 0.2;
-    const auto all_paid = choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5,
-                                              0.005, credit, 0.2);
+    choose_timed_chunks(40, dualrt::PipelineTiming::sampled, false, 5, 0.005, credit, 0.2,
+                        all_paid);
     CHECK(std::count(all_paid.begin(), all_paid.end(), true) == 3);
     CHECK(credit == doctest::Approx(0.0).epsilon(1e-9));
-    // Every chunk.
-    const auto every = choose_timed_chunks(40, dualrt::PipelineTiming::every_chunk, false, 5,
-                                           0.005, credit);
-    CHECK(std::count(every.begin(), every.end(), true) == 40);
+    // Every chunk, into storage that held another run's choice.
+    choose_timed_chunks(40, dualrt::PipelineTiming::every_chunk, false, 5, 0.005, credit, 0.0,
+                        all_paid);
+    CHECK(std::count(all_paid.begin(), all_paid.end(), true) == 40);
 }
 
 TEST_CASE("pipeline plan: a run dealt to several devices keeps its chunks small enough that "
@@ -351,4 +351,36 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
     const RunPlan pageable = staged.plan(arrays, dualrt::Halo(), "test");
     CHECK(!pageable.replay);
     CHECK(test_contains(pageable.no_replay, "pageable"));
+}
+
+TEST_CASE("pipeline plan: same_layout agrees with the layout key, without making it") {
+    int a = 0, b = 0;
+    const auto arrays = [&](std::size_t in_size, bool in_pinned, std::size_t outputs,
+                            dualrt::Halo halo) {
+        RunArrays made;
+        made.inputs.push_back(HostSide{&a, 100, in_size, in_pinned});
+        for (std::size_t k = 0; k < outputs; ++k)
+            made.outputs.push_back(HostSide{&b, 100, 4, true});
+        made.halo = halo;
+        return made;
+    };
+    using dualrt::Halo;
+    const std::vector<RunArrays> layouts = {
+        arrays(4, true, 1, Halo()),
+        arrays(8, true, 1, Halo()),
+        arrays(4, false, 1, Halo()),
+        arrays(4, true, 2, Halo()),
+        arrays(4, true, 0, Halo()),
+        arrays(4, true, 1, Halo::elements(2, 3)),
+        arrays(4, true, 1, Halo::elements(3, 2)),
+        arrays(4, true, 1, Halo::elements(10, 10)),
+        arrays(4, true, 1, Halo::rows(10, 1))};
+    for (const RunArrays& x : layouts)
+        for (const RunArrays& y : layouts)
+            CHECK(same_layout(x, y) == (layout_key(x) == layout_key(y)));
+    // Other addresses and lengths are the same layout.
+    RunArrays moved = layouts[0];
+    moved.inputs[0].data = &b;
+    moved.inputs[0].elements = 7;
+    CHECK(same_layout(moved, layouts[0]));
 }

@@ -61,27 +61,51 @@ void OneDevicePipeline::ensure_buffers(const RunArrays& arrays,
     const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
     const std::size_t input_elements =
         std::min(arrays.count, largest + halo.before() + halo.after());
-    std::vector<std::size_t> input_bytes, output_bytes, input_staged, output_staged;
+    run_storage_.input_bytes.clear();
+    run_storage_.output_bytes.clear();
+    run_storage_.input_staged.clear();
+    run_storage_.output_staged.clear();
     for (const auto& array : arrays.inputs) {
-        input_bytes.push_back(input_elements * array.elem_size);
-        input_staged.push_back(array.pinned ? 0 : input_bytes.back());
+        run_storage_.input_bytes.push_back(input_elements * array.elem_size);
+        run_storage_.input_staged.push_back(array.pinned ? 0 : run_storage_.input_bytes.back());
     }
     for (const auto& array : arrays.outputs) {
-        output_bytes.push_back(largest * array.elem_size);
-        output_staged.push_back(array.pinned ? 0 : output_bytes.back());
+        run_storage_.output_bytes.push_back(largest * array.elem_size);
+        run_storage_.output_staged.push_back(array.pinned ? 0
+                                                          : run_storage_.output_bytes.back());
     }
-    slots.ensure(device, depth, input_bytes, output_bytes, options.in_place);
-    input_staging.ensure(device, staging_slots(), input_staged);
-    output_staging.ensure(device, staging_slots(), output_staged);
+    // The kept lanes view the slots' buffers: they go first, so that the old buffers are freed
+    // before new ones are made.
+    if (!slots.hold(depth, run_storage_.input_bytes, run_storage_.output_bytes, options.in_place))
+        kept_lanes_.reset();
+    slots.ensure(device, depth, run_storage_.input_bytes, run_storage_.output_bytes,
+                 options.in_place);
+    input_staging.ensure(device, staging_slots(), run_storage_.input_staged);
+    output_staging.ensure(device, staging_slots(), run_storage_.output_staged);
 }
 
-PipelineReport OneDevicePipeline::run(RunArrays checked, const Halo& halo,
+OneDevicePipeline::KeptLanes& OneDevicePipeline::kept_lanes(const QueueUse& use, bool untimed) {
+    if (!kept_lanes_ || kept_lanes_->use.mode != use.mode ||
+        kept_lanes_->use.in_flight != use.in_flight || kept_lanes_->untimed != untimed) {
+        kept_lanes_.reset();
+        kept_lanes_ = std::make_unique<KeptLanes>(
+            KeptLanes{use, untimed, lanes_of(use, untimed), std::nullopt});
+        Lanes& lanes = kept_lanes_->lanes;
+        kept_lanes_->scheduler.emplace(lanes.queues, lanes.slots, input_staging, output_staging,
+                                       staging_slots());
+    }
+    return *kept_lanes_;
+}
+
+PipelineReport OneDevicePipeline::run(const RunArrays& checked, const Halo& halo,
                                       const ChunkFunction& compute,
                                       std::chrono::steady_clock::time_point started,
                                       ResolvedTiming* timing_out) {
     const char* op = "Pipeline::run";
     // A HostBuffer of another OpenCL device is registered with this one, or staged.
-    const RunArrays arrays = as_seen_by(std::move(checked), *backend_of(device));
+    RunArrays& arrays = run_storage_.arrays;
+    arrays = checked;
+    mark_as_seen_by(arrays, *backend_of(device));
 
     RunFacts facts;
     facts.mode = mode;
@@ -95,8 +119,10 @@ PipelineReport OneDevicePipeline::run(RunArrays checked, const Halo& halo,
         return empty;
     }
 
-    const RunPlan plan = planner.plan(arrays, halo, op);
-    const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
+    RunPlan& plan = run_storage_.plan;
+    planner.plan(arrays, halo, op, plan);
+    std::vector<ChunkExtent>& extents = run_storage_.extents;
+    extents_of(plan.sizes, extents);
     ensure_buffers(arrays, plan.sizes, halo);
     facts.mode = plan.queues.mode;
     facts.queues = plan.queues.queues();
@@ -104,25 +130,30 @@ PipelineReport OneDevicePipeline::run(RunArrays checked, const Halo& halo,
     facts.device_bytes = slots.device_bytes();
     facts.staged_input = input_staging.any();
     facts.staged_output = output_staging.any();
-    facts.chunking = plan.how;
 
     // A run on the host clock reads no event back, so all it learns and reports but its end is
     // known once its commands are enqueued: it concludes while the device works, and only its
     // end is filled in after the wait. Concluding after the wait cost about 10 us of host time
     // that a hand-written pipeline does not spend (a 16 MiB stream in four chunks, H200 host).
-    RunTiming timing(plan.timed, plan.queues.mode, plan.host_clock);
+    // A run on the host clock times no chunk, so its timing needs no list of them.
+    RunTiming timing(plan.host_clock ? std::vector<bool>() : plan.timed, plan.queues.mode,
+                     plan.host_clock);
     ResolvedTiming resolved;
     std::optional<PipelineReport> report;
-    const std::function<void()> conclude_early = [&] {
-        if (plan.host_clock) report = conclude(arrays, extents, timing, facts, resolved);
+    const auto conclude_now = [&] {
+        facts.chunking = plan.how;
+        report = conclude(arrays, extents, timing, facts, resolved);
+    };
+    // Two references: std::function holds them without allocating.
+    const std::function<void()> conclude_early = [&conclude_now, &plan] {
+        if (plan.host_clock) conclude_now();
     };
     std::string replay_how;
     if (plan.replay) {
         replay_how = replay(arrays, extents, plan.queues, compute, timing, conclude_early);
     } else {
-        Lanes used = lanes_of(plan.queues, plan.host_clock);
-        ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
-                                 staging_slots(), arrays, timing, compute);
+        ChunkScheduler& scheduler = *kept_lanes(plan.queues, plan.host_clock).scheduler;
+        scheduler.use(arrays, timing, compute);
         scheduler.run(extents, conclude_early);
         if (options.replay) replay_how = "not replayed: " + plan.no_replay;
     }
@@ -131,7 +162,7 @@ PipelineReport OneDevicePipeline::run(RunArrays checked, const Halo& halo,
         resolved.measured_ms = timing.host_ms();
         report->measured_ms = resolved.measured_ms;
     } else {
-        report = conclude(arrays, extents, timing, facts, resolved);
+        conclude_now();
     }
     planner.learn_run_time(arrays, extents.size(), ms_since(started));
     report->replayed = plan.replay;
@@ -164,11 +195,12 @@ std::string OneDevicePipeline::replay(const RunArrays& arrays,
                                       const std::vector<ChunkExtent>& extents,
                                       const QueueUse& use, const ChunkFunction& compute,
                                       RunTiming& timing, const std::function<void()>& meanwhile) {
-    Lanes used = lanes_of(use, /*untimed=*/true);
+    KeptLanes& kept = kept_lanes(use, /*untimed=*/true);
+    Lanes& used = kept.lanes;
     // The scheduler records or digests the run; it times nothing itself.
-    RunTiming untimed(std::vector<bool>(extents.size(), false), use.mode, true);
-    ChunkScheduler scheduler(used.queues, used.slots, input_staging, output_staging,
-                             staging_slots(), arrays, untimed, compute);
+    RunTiming untimed({}, use.mode, true);
+    ChunkScheduler& scheduler = *kept.scheduler;
+    scheduler.use(arrays, untimed, compute);
     const ReplayLayout layout = replay_layout(arrays, extents, used.queues, used.slots);
     Queue& first = used.queues.queues.front();
     try {

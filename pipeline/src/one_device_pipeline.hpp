@@ -19,6 +19,8 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace dualrt::detail {
@@ -36,7 +38,7 @@ public:
     // A run over `arrays` (from checked_arrays); `started` is when Pipeline::run began, for the
     // report's host_ms. Where `timing_out` is given, the run's resolved timing is left there (a
     // Pipeline over several devices puts its report together from it).
-    PipelineReport run(RunArrays arrays, const Halo& halo, const ChunkFunction& compute,
+    PipelineReport run(const RunArrays& arrays, const Halo& halo, const ChunkFunction& compute,
                        std::chrono::steady_clock::time_point started,
                        ResolvedTiming* timing_out = nullptr);
 
@@ -82,6 +84,28 @@ public:
     StagingRings input_staging, output_staging;
     Planner planner;
     RunRecordings recordings;  // PipelineOptions::replay
+
+private:
+    // The lanes of the latest run on this device alone, and a scheduler over them: kept until a
+    // run takes other lanes or the slots are made anew (ensure_buffers drops them first).
+    struct KeptLanes {
+        QueueUse use;
+        bool untimed = false;
+        Lanes lanes;
+        std::optional<ChunkScheduler> scheduler;  // over `lanes`, which stay where they are
+    };
+    KeptLanes& kept_lanes(const QueueUse& use, bool untimed);
+    std::unique_ptr<KeptLanes> kept_lanes_;
+    // What a run works in before its first command, kept from run to run: a run over a layout
+    // it ran before allocates none of it. The host's caches are mostly cold from the program's
+    // own work between runs, and each allocation and object touched then delays the device's
+    // start.
+    struct RunStorage {
+        RunArrays arrays;  // the run's arrays as this device sees them
+        RunPlan plan;
+        std::vector<ChunkExtent> extents;
+        std::vector<std::size_t> input_bytes, output_bytes, input_staged, output_staged;
+    } run_storage_;
 };
 
 }  // namespace dualrt::detail

@@ -68,6 +68,7 @@ struct Pipeline::State {
     // Set while a run is in progress: a second run of the same Pipeline (from its own compute
     // function or another thread) would reuse the buffers and queues the first is using.
     std::atomic<bool> running{false};
+    detail::RunArrays checked;  // a run's arrays, checked: storage kept from run to run
 };
 
 Pipeline::Pipeline(Device device, PipelineOptions options) : state_(std::make_unique<State>()) {
@@ -131,12 +132,15 @@ PipelineReport Pipeline::run_erased(const detail::HostSide* inputs, std::size_t 
         std::atomic<bool>& running;
         ~RunEnds() { running = false; }
     } run_ends{s.running};
-    PipelineReport report =
-        s.several ? s.several->run(inputs, input_count, outputs, output_count, halo, compute,
-                                   started)
-                  : s.one->run(detail::checked_arrays(inputs, input_count, outputs, output_count,
-                                                      halo, s.options.in_place, "Pipeline::run"),
-                               halo, compute, started);
+    PipelineReport report;
+    if (s.several) {
+        report = s.several->run(inputs, input_count, outputs, output_count, halo, compute,
+                                started);
+    } else {
+        detail::checked_arrays(inputs, input_count, outputs, output_count, halo,
+                               s.options.in_place, "Pipeline::run", s.checked);
+        report = s.one->run(s.checked, halo, compute, started);
+    }
     // Every run's plan and stages, for DUALRT_LOG=debug: what auto chose, run by run, in a
     // program that keeps only the figures it needs.
     if (detail::log().should_log(spdlog::level::debug))

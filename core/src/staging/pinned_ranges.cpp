@@ -158,34 +158,39 @@ bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_
     });
 }
 
-bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
-    struct Found {
-        bool inside = false;            // a live range holds all of [data, data + bytes)
-        std::optional<bool> dma;        // known already for `device`
-        void* begin = nullptr;
-        std::size_t range_bytes = 0;
-    };
-    const auto look_up = [&] {
-        return PinnedRangeTable::instance().find(data, [&](const PinnedRangeTable::Item* item) {
+namespace {
+
+// What the registry knows of [data, data + bytes) for `device`.
+struct Found {
+    bool overlaps = false;          // some live range overlaps it
+    bool inside = false;            // a live range holds all of it
+    std::optional<bool> dma;        // known already for `device`
+    void* begin = nullptr;          // that range
+    std::size_t range_bytes = 0;
+};
+
+Found look_up(const backend::DeviceImpl& device, const void* data, std::size_t bytes) {
+    return PinnedRangeTable::instance().first_overlap(
+        data, bytes, [&](const PinnedRangeTable::Item* item) {
             Found f;
             if (item == nullptr) return f;
-            const std::uintptr_t end = item->first + item->second.bytes;
-            f.inside = reinterpret_cast<std::uintptr_t>(data) + bytes <= end;
+            f.overlaps = true;
+            const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(data);
+            f.inside = item->first <= at && at + bytes <= item->first + item->second.bytes;
             f.dma = item->second.dma_for(device);
             f.begin = reinterpret_cast<void*>(item->first);
             f.range_bytes = item->second.bytes;
             return f;
         });
-    };
-    // Every run of a Pipeline asks: the answer is usually known, under the shared lock alone.
-    Found found = look_up();
-    if (!found.inside) return false;
-    if (found.dma) return *found.dma;
+}
+
+// pin_also_for once the first look found a range holding the memory, not yet asked of `device`.
+bool register_with(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
     // One registration at a time (a second of the same range would be refused by CUDA as
     // registered already), so look again once it is this thread's turn.
     static std::mutex registering;
     std::lock_guard<std::mutex> one_at_a_time(registering);
-    found = look_up();
+    const Found found = look_up(device, data, bytes);
     if (!found.inside) return false;
     if (found.dma) return *found.dma;
     // Registering takes the driver milliseconds per 100 MiB: done outside the registry's lock,
@@ -202,6 +207,24 @@ bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t byt
     return PinnedRangeTable::instance().add_registration(found.begin, device, registration);
 }
 
+}  // namespace
+
+bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
+    // Every run of a Pipeline asks: the answer is usually known, under the shared lock alone.
+    const Found found = look_up(device, data, bytes);
+    if (!found.inside) return false;
+    if (found.dma) return *found.dma;
+    return register_with(device, data, bytes);
+}
+
+bool pinned_as_claimed(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
+    const Found found = look_up(device, data, bytes);  // one look: a Pipeline asks on every run
+    if (!found.overlaps) return true;
+    if (!found.inside) return false;
+    if (found.dma) return *found.dma;
+    return register_with(device, data, bytes);
+}
+
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes) {
     return PinnedRangeTable::instance().first_overlap(
         data, bytes, [](const PinnedRangeTable::Item* item) -> std::optional<PinnedRange> {
@@ -210,9 +233,5 @@ std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t byte
         });
 }
 
-bool overlaps_pinned(const void* data, std::size_t bytes) {
-    return PinnedRangeTable::instance().first_overlap(
-        data, bytes, [](const PinnedRangeTable::Item* item) { return item != nullptr; });
-}
 
 }  // namespace dualrt::detail

@@ -46,6 +46,10 @@ bool dma_capable(const backend::DeviceImpl& device, const void* data, std::size_
 // all, or the driver refused (asked once per range and device, logged at debug). Thread-safe;
 // the registry's lock is not held while the driver registers.
 bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes);
+// Memory its caller holds to be pinned, as `device` sees it: true where no range dualrt pinned
+// overlaps it (pinned by other means: the caller's word), else pin_also_for's answer. One look
+// into the registry where the answer is known.
+bool pinned_as_claimed(backend::DeviceImpl& device, const void* data, std::size_t bytes);
 
 // The pinned allocation that holds all of [data, data + bytes) and that `device` copies by DMA as
 // it is (its own, or any CUDA device's on CUDA, or one registered with it by pin_also_for), and
@@ -61,7 +65,5 @@ std::optional<PinnedHolder> pinned_holder(const backend::DeviceImpl& device, con
 
 // A live pinned range that overlaps [data, data + bytes), if any (for register_host's check).
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes);
-// Whether one does, without describing it (a Pipeline asks on every run).
-bool overlaps_pinned(const void* data, std::size_t bytes);
 
 }  // namespace dualrt::detail

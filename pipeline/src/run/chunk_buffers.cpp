@@ -29,12 +29,16 @@ DeviceSlots DeviceSlots::first(std::size_t n) const {
     return fewer;
 }
 
+bool DeviceSlots::hold(std::size_t depth, const std::vector<std::size_t>& input_bytes,
+                       const std::vector<std::size_t>& output_bytes, bool in_place) const {
+    return slots_.size() == depth && in_place_ == in_place && covers(input_bytes_, input_bytes) &&
+           covers(output_bytes_, output_bytes);
+}
+
 void DeviceSlots::ensure(const Device& device, std::size_t depth,
                          const std::vector<std::size_t>& input_bytes,
                          const std::vector<std::size_t>& output_bytes, bool in_place) {
-    if (slots_.size() == depth && in_place_ == in_place && covers(input_bytes_, input_bytes) &&
-        covers(output_bytes_, output_bytes))
-        return;
+    if (hold(depth, input_bytes, output_bytes, in_place)) return;
     // Freed before the new ones are made, so the device never holds both.
     slots_.clear();
     device_bytes_ = 0;

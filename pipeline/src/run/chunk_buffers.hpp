@@ -27,6 +27,9 @@ public:
     void ensure(const Device& device, std::size_t depth,
                 const std::vector<std::size_t>& input_bytes,
                 const std::vector<std::size_t>& output_bytes, bool in_place);
+    // Whether the slots held already serve such an ensure(): it would then change nothing.
+    bool hold(std::size_t depth, const std::vector<std::size_t>& input_bytes,
+              const std::vector<std::size_t>& output_bytes, bool in_place) const;
     const DeviceSlot& operator[](std::size_t i) const { return slots_[i]; }
     std::size_t size() const { return slots_.size(); }
     // The first `n` slots alone, views of the same buffers: for a run on fewer lanes.

@@ -17,12 +17,18 @@ InputRange input_range(const ChunkExtent& chunk, const Halo& halo, std::size_t t
 
 std::vector<ChunkExtent> extents_of(const std::vector<std::size_t>& sizes, std::size_t first) {
     std::vector<ChunkExtent> extents;
+    extents_of(sizes, extents, first);
+    return extents;
+}
+
+void extents_of(const std::vector<std::size_t>& sizes, std::vector<ChunkExtent>& extents,
+                std::size_t first) {
+    extents.clear();
     extents.reserve(sizes.size());
     for (std::size_t size : sizes) {
         extents.push_back(ChunkExtent{first, size});
         first += size;
     }
-    return extents;
 }
 
 std::vector<std::size_t> sizes_of(const std::vector<ChunkExtent>& extents) {

@@ -28,6 +28,9 @@ InputRange input_range(const ChunkExtent& chunk, const Halo& halo, std::size_t t
 
 // Consecutive extents of the given sizes from element `first` on.
 std::vector<ChunkExtent> extents_of(const std::vector<std::size_t>& sizes, std::size_t first = 0);
+// The same into `extents`, whose storage a caller that runs again and again keeps.
+void extents_of(const std::vector<std::size_t>& sizes, std::vector<ChunkExtent>& extents,
+                std::size_t first = 0);
 std::vector<std::size_t> sizes_of(const std::vector<ChunkExtent>& extents);
 
 // `count` elements in chunks of `per_chunk` (the last one shorter where needed).

@@ -35,13 +35,26 @@ void PipelineQueues::drain_quietly() noexcept {
 
 ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
                                const StagingRings& input_staging,
+                               const StagingRings& output_staging, std::size_t staging_slots)
+    : queues_(queues), slots_(slots), input_staging_(input_staging),
+      output_staging_(output_staging), staging_slots_(staging_slots),
+      copier_(ParallelCopier::of(backend_of(queues.queues.front().device()).get())) {}
+
+ChunkScheduler::ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
+                               const StagingRings& input_staging,
                                const StagingRings& output_staging, std::size_t staging_slots,
                                const RunArrays& arrays, RunTiming& timing,
                                const ChunkFunction& compute)
-    : queues_(queues), slots_(slots), input_staging_(input_staging),
-      output_staging_(output_staging), staging_slots_(staging_slots), arrays_(arrays),
-      timing_(timing), compute_(compute),
-      copier_(ParallelCopier::of(backend_of(queues.queues.front().device()).get())) {}
+    : ChunkScheduler(queues, slots, input_staging, output_staging, staging_slots) {
+    use(arrays, timing, compute);
+}
+
+void ChunkScheduler::use(const RunArrays& arrays, RunTiming& timing,
+                         const ChunkFunction& compute) {
+    arrays_ = &arrays;
+    timing_ = &timing;
+    compute_ = &compute;
+}
 
 void ChunkScheduler::start(const std::vector<ChunkExtent>& extents) {
     extents_ = &extents;
@@ -50,6 +63,10 @@ void ChunkScheduler::start(const std::vector<ChunkExtent>& extents) {
     in_flight_.assign(std::max(slots_.size(), staging_slots_) + 2, InFlight{});
     unnudged_bytes_.assign(queues_.queues.size(), 0);
     unretired_.clear();
+}
+
+void ChunkScheduler::release_in_flight() {
+    for (InFlight& chunk : in_flight_) chunk = InFlight{};
 }
 
 void ChunkScheduler::enqueue_chunks() {
@@ -67,7 +84,7 @@ void ChunkScheduler::enqueue_chunks() {
         // recorded later, on a queue already idle, would read later than the work.
         const bool lanes = queues_.mode == PipelineMode::lanes;
         if (lanes ? i + queues_.queues.size() >= n : i + 1 == n)
-            timing_.mark_end(queues_.download(i));
+            timing_->mark_end(queues_.download(i));
         retire_completed();
     }
 }
@@ -83,8 +100,10 @@ void ChunkScheduler::run(const std::vector<ChunkExtent>& extents,
     } catch (...) {
         queues_.drain_quietly();
         unretired_.clear();
+        release_in_flight();
         throw;
     }
+    release_in_flight();
 }
 
 void ChunkScheduler::record(const std::vector<ChunkExtent>& extents) {
@@ -125,7 +144,7 @@ void ChunkScheduler::run(ChunkSource& source, std::vector<ChunkExtent>& extents)
         if (!lanes) return;
         const std::size_t q = queues_.queues.size();
         for (std::size_t k = last + 1 > q ? last + 1 - q : 0; k < last; ++k)
-            timing_.mark_end(queues_.download(k));
+            timing_->mark_end(queues_.download(k));
     };
     try {
         if (claim(source, 0, 0) == Claimed::taken) {
@@ -143,7 +162,7 @@ void ChunkScheduler::run(ChunkSource& source, std::vector<ChunkExtent>& extents)
                     if (next == Claimed::taken) upload(i + 1);
                     if (next != Claimed::taken) mark_lane_ends(i);
                 }
-                if (next != Claimed::taken) timing_.mark_end(queues_.download(i));
+                if (next != Claimed::taken) timing_->mark_end(queues_.download(i));
                 retire_completed();
                 if (next != Claimed::taken) break;
             }
@@ -187,7 +206,7 @@ void ChunkScheduler::finish_oldest(ChunkSource& source) {
 
 void ChunkScheduler::upload(std::size_t i) {
     const ChunkExtent& chunk = (*extents_)[i];
-    const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
+    const InputRange range = input_range(chunk, arrays_->halo, arrays_->count);
     const std::size_t depth = slots_.size();
     const DeviceSlot& slot = slots_[i % depth];
     Queue& queue = queues_.upload(i);
@@ -198,10 +217,10 @@ void ChunkScheduler::upload(std::size_t i) {
 
     // Pageable inputs go into pinned buffers first, so the DMAs can follow one another.
     std::vector<const void*>& sources = sources_;
-    sources.resize(arrays_.inputs.size());
+    sources.resize(arrays_->inputs.size());
     bool staged = false;
-    for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
-        const HostSide& side = arrays_.inputs[k];
+    for (std::size_t k = 0; k < arrays_->inputs.size(); ++k) {
+        const HostSide& side = arrays_->inputs[k];
         const auto* source = static_cast<const unsigned char*>(side.data) +
                              range.first * side.elem_size;
         const auto& ring = input_staging_.ring(k);
@@ -215,7 +234,7 @@ void ChunkScheduler::upload(std::size_t i) {
         }
         sources[k] = source;
     }
-    timing_.begin_stage(i, after_upload, queue);
+    timing_->begin_stage(i, after_upload, queue);
     // The uploads' end is kept only where something waits for it: a refill of its pinned
     // buffers, or a compute on another queue. An event still held when the queue's next command
     // is enqueued costs a marker there (a cuEventRecord on CUDA, about 8 us on NVIDIA's OpenCL),
@@ -225,9 +244,9 @@ void ChunkScheduler::upload(std::size_t i) {
     // hold the compute, or the host's next refill, behind other chunks' computes and downloads.
     const bool waited_for = staged || backend_of(queues_.compute(i)) != backend_of(queue);
     backend::EventPtr last;
-    for (std::size_t k = 0; k < arrays_.inputs.size(); ++k) {
+    for (std::size_t k = 0; k < arrays_->inputs.size(); ++k) {
         const BufferView& buffer = slot.inputs[k];
-        const std::size_t bytes = range.count * arrays_.inputs[k].elem_size;
+        const std::size_t bytes = range.count * arrays_->inputs[k].elem_size;
         last.reset();
         last = recording_ ? record_own_copy_to_device(queue, buffer, sources[k], bytes,
                                                       "Pipeline::run (recording for replay)")
@@ -237,13 +256,13 @@ void ChunkScheduler::upload(std::size_t i) {
     }
     if (!waited_for) last.reset();
     in_flight(i).uploaded = waited_for ? Event(std::move(last)) : Event();
-    timing_.end_stage(i, after_upload, queue);
+    timing_->end_stage(i, after_upload, queue);
 }
 
 void ChunkScheduler::compute(std::size_t i) {
     Queue& queue = queues_.compute(i);
     if (backend_of(queues_.upload(i)) != backend_of(queue)) wait_on(queue, in_flight(i).uploaded);
-    timing_.begin_stage(i, after_compute, queue);
+    timing_->begin_stage(i, after_compute, queue);
     call_compute(i, queue);
     // A download on another queue waits for the compute's end: an untimed mark (the compute
     // function's own events are not ours), also in a timed chunk, for the reason upload() gives.
@@ -255,23 +274,23 @@ void ChunkScheduler::compute(std::size_t i) {
     in_flight(i).computed = !waited_for  ? Event()
                             : recording_ ? latest_recorded(queue)
                                          : Event(backend_of(queue)->mark());
-    timing_.end_stage(i, after_compute, queue);
+    timing_->end_stage(i, after_compute, queue);
 }
 
 void ChunkScheduler::call_compute(std::size_t i, Queue& queue) {
     const ChunkExtent& chunk = (*extents_)[i];
-    const InputRange range = input_range(chunk, arrays_.halo, arrays_.count);
+    const InputRange range = input_range(chunk, arrays_->halo, arrays_->count);
     const DeviceSlot& slot = slots_[i % slots_.size()];
     std::vector<BufferView>& inputs = input_views_;
     std::vector<BufferView>& outputs = output_views_;
     inputs.clear();
     outputs.clear();
-    for (std::size_t k = 0; k < arrays_.inputs.size(); ++k)
+    for (std::size_t k = 0; k < arrays_->inputs.size(); ++k)
         inputs.emplace_back(backend_of(slot.inputs[k]), slot.inputs[k].offset_bytes(),
-                            range.count * arrays_.inputs[k].elem_size);
-    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
+                            range.count * arrays_->inputs[k].elem_size);
+    for (std::size_t k = 0; k < arrays_->outputs.size(); ++k)
         outputs.emplace_back(backend_of(slot.outputs[k]), slot.outputs[k].offset_bytes(),
-                             chunk.count * arrays_.outputs[k].elem_size);
+                             chunk.count * arrays_->outputs[k].elem_size);
     ChunkViews views;
     views.queue = &queue;
     views.inputs = inputs.data();
@@ -281,9 +300,9 @@ void ChunkScheduler::call_compute(std::size_t i, Queue& queue) {
     views.count = chunk.count;
     views.halo_before = range.halo_before;
     views.halo_after = range.halo_after;
-    views.row_width = arrays_.halo.row_width();
+    views.row_width = arrays_->halo.row_width();
     EnqueueWatch watch(backend_of(queue)->device(), *backend_of(queue));
-    compute_(views);
+    (*compute_)(views);
     if (!watch.unordered().empty())
         raise_argument(
             "Pipeline::run",
@@ -312,15 +331,15 @@ void ChunkScheduler::download(std::size_t i) {
     const std::size_t depth = slots_.size();
     const bool reuse_waits = backend_of(queues_.upload(i + depth)) != backend_of(queue);
     bool staged = false;
-    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k)
+    for (std::size_t k = 0; k < arrays_->outputs.size(); ++k)
         staged = staged || !output_staging_.ring(k).empty();
     const bool waited_for = staged || reuse_waits || keep_downloads_;
     backend::EventPtr last;
     bool retired_ahead = false;
     std::size_t bytes_moved = 0;
-    timing_.begin_stage(i, after_download, queue);
-    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
-        const HostSide& side = arrays_.outputs[k];
+    timing_->begin_stage(i, after_download, queue);
+    for (std::size_t k = 0; k < arrays_->outputs.size(); ++k) {
+        const HostSide& side = arrays_->outputs[k];
         const std::size_t bytes = chunk.count * side.elem_size;
         void* destination = static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size;
         const auto& ring = output_staging_.ring(k);
@@ -339,10 +358,10 @@ void ChunkScheduler::download(std::size_t i) {
                                                             Sync::async);
         bytes_moved += bytes;
     }
-    for (const HostSide& side : arrays_.inputs) bytes_moved += chunk.count * side.elem_size;
+    for (const HostSide& side : arrays_->inputs) bytes_moved += chunk.count * side.elem_size;
     if (!waited_for) last.reset();
     Event downloaded = waited_for ? Event(std::move(last)) : Event();
-    timing_.end_stage(i, after_download, queue);
+    timing_->end_stage(i, after_download, queue);
     if (queues_.mode == PipelineMode::lanes && !recording_) {
         const std::size_t lane = i % queues_.queues.size();
         unnudged_bytes_[lane] += bytes_moved;
@@ -360,10 +379,10 @@ void ChunkScheduler::download(std::size_t i) {
 void ChunkScheduler::retire(std::size_t i) {
     in_flight(i).downloaded.wait();
     const ChunkExtent& chunk = (*extents_)[i];
-    for (std::size_t k = 0; k < arrays_.outputs.size(); ++k) {
+    for (std::size_t k = 0; k < arrays_->outputs.size(); ++k) {
         const auto& ring = output_staging_.ring(k);
         if (ring.empty()) continue;
-        const HostSide& side = arrays_.outputs[k];
+        const HostSide& side = arrays_->outputs[k];
         copier_.copy(
             static_cast<unsigned char*>(side.data) + chunk.offset * side.elem_size,
             ring[i % staging_slots_].data, chunk.count * side.elem_size, PinnedSide::out_of);

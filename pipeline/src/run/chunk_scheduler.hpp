@@ -83,11 +83,18 @@ public:
 
 class ChunkScheduler {
 public:
-    // `input_staging` and `output_staging` hold a ring per array (empty: not staged).
+    // `input_staging` and `output_staging` hold a ring per array (empty: not staged). A
+    // scheduler may be kept for many runs on the same queues and slots, use() giving each its
+    // arrays: what it holds from run to run is storage, never a run's events.
+    ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
+                   const StagingRings& input_staging, const StagingRings& output_staging,
+                   std::size_t staging_slots);
     ChunkScheduler(PipelineQueues& queues, const DeviceSlots& slots,
                    const StagingRings& input_staging, const StagingRings& output_staging,
                    std::size_t staging_slots, const RunArrays& arrays, RunTiming& timing,
                    const ChunkFunction& compute);
+    // The arrays, timing and compute function of the runs from here on.
+    void use(const RunArrays& arrays, RunTiming& timing, const ChunkFunction& compute);
 
     // Enqueues every chunk of `extents`, records the run's end and waits until all of it is
     // done, staged outputs copied out included. `meanwhile`, where given, is called once every
@@ -118,6 +125,9 @@ private:
 
     // Sets the scheduler up for a run over `extents`.
     void start(const std::vector<ChunkExtent>& extents);
+    // Lets go of the run's events: one held when its queue's next command is enqueued would
+    // cost a marker there (upload() says so), and the next run's first commands are.
+    void release_in_flight();
     // Enqueues every chunk: each upload one step ahead of the previous chunk's compute and
     // download (run() says why); outside a recording, marks the run's end on each queue that
     // downloads and copies landed staged outputs out as it goes.
@@ -149,9 +159,9 @@ private:
     const StagingRings& input_staging_;
     const StagingRings& output_staging_;
     const std::size_t staging_slots_;
-    const RunArrays& arrays_;
-    RunTiming& timing_;
-    const ChunkFunction& compute_;
+    const RunArrays* arrays_ = nullptr;
+    RunTiming* timing_ = nullptr;
+    const ChunkFunction* compute_ = nullptr;
     ParallelCopier& copier_;  // the device's own: devices of one Pipeline stage side by side
 
     const std::vector<ChunkExtent>* extents_ = nullptr;

@@ -19,19 +19,28 @@ RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
                          const HostSide* outputs, std::size_t output_count, const Halo& halo,
                          bool in_place, const char* operation) {
     RunArrays arrays;
+    checked_arrays(inputs, input_count, outputs, output_count, halo, in_place, operation, arrays);
+    return arrays;
+}
+
+void checked_arrays(const HostSide* inputs, std::size_t input_count, const HostSide* outputs,
+                    std::size_t output_count, const Halo& halo, bool in_place,
+                    const char* operation, RunArrays& arrays) {
     arrays.inputs.assign(inputs, inputs + input_count);
     arrays.outputs.assign(outputs, outputs + output_count);
     arrays.halo = halo;
     arrays.count = input_count > 0 ? inputs[0].elements : 0;
-    const auto check_length = [&](const HostSide& side, const std::string& name) {
+    // The array's name is formatted only for the error: every run passes these checks.
+    const auto check_length = [&](const HostSide& side, const char* kind, std::size_t k) {
         if (side.elements != arrays.count)
-            raise_argument(operation, name + " holds " + std::to_string(side.elements) +
+            raise_argument(operation, name_of(kind, k) + " holds " +
+                                          std::to_string(side.elements) +
                                           " elements, but input 0 holds " +
                                           std::to_string(arrays.count) +
                                           "; expected the same count in every array of a run");
     };
-    for (std::size_t k = 1; k < input_count; ++k) check_length(inputs[k], name_of("input", k));
-    for (std::size_t k = 0; k < output_count; ++k) check_length(outputs[k], name_of("output", k));
+    for (std::size_t k = 1; k < input_count; ++k) check_length(inputs[k], "input", k);
+    for (std::size_t k = 0; k < output_count; ++k) check_length(outputs[k], "output", k);
     if (arrays.count > 0) {
         for (std::size_t k = 0; k < input_count; ++k)
             if (inputs[k].data == nullptr)
@@ -69,7 +78,6 @@ RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
                                               std::to_string(outputs[k].elem_size) +
                                               "; expected the same size");
     }
-    return arrays;
 }
 
 void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
@@ -87,6 +95,11 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
 }
 
 RunArrays as_seen_by(RunArrays arrays, backend::DeviceImpl& device) {
+    mark_as_seen_by(arrays, device);
+    return arrays;
+}
+
+void mark_as_seen_by(RunArrays& arrays, backend::DeviceImpl& device) {
     for (auto* side : {&arrays.inputs, &arrays.outputs})
         for (HostSide& array : *side)
             if (array.pinned && array.elements > 0) {
@@ -94,11 +107,8 @@ RunArrays as_seen_by(RunArrays arrays, backend::DeviceImpl& device) {
                 // another device is registered with this one (once, for the range's life), and
                 // staged only if the driver refuses.
                 const std::size_t bytes = array.elements * array.elem_size;
-                if (overlaps_pinned(array.data, bytes) &&
-                    !pin_also_for(device, array.data, bytes))
-                    array.pinned = false;
+                if (!pinned_as_claimed(device, array.data, bytes)) array.pinned = false;
             }
-    return arrays;
 }
 
 void layout_key(const RunArrays& arrays, std::string& key) {
@@ -121,6 +131,17 @@ void layout_key(const RunArrays& arrays, std::string& key) {
     add_number(arrays.halo.before());
     key += '/';
     add_number(arrays.halo.after());
+}
+
+bool same_layout(const RunArrays& a, const RunArrays& b) {
+    const auto same_side = [](const std::vector<HostSide>& x, const std::vector<HostSide>& y) {
+        if (x.size() != y.size()) return false;
+        for (std::size_t k = 0; k < x.size(); ++k)
+            if (x[k].elem_size != y[k].elem_size || x[k].pinned != y[k].pinned) return false;
+        return true;
+    };
+    return same_side(a.inputs, b.inputs) && same_side(a.outputs, b.outputs) &&
+           a.halo.before() == b.halo.before() && a.halo.after() == b.halo.after();
 }
 
 std::string layout_key(const RunArrays& arrays) {

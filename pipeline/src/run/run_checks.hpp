@@ -16,6 +16,10 @@ namespace dualrt::detail {
 RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
                          const HostSide* outputs, std::size_t output_count, const Halo& halo,
                          bool in_place, const char* operation);
+// The same into `arrays`, whose storage a caller that runs again and again keeps.
+void checked_arrays(const HostSide* inputs, std::size_t input_count, const HostSide* outputs,
+                    std::size_t output_count, const Halo& halo, bool in_place,
+                    const char* operation, RunArrays& arrays);
 
 // The run's arrays as `device` sees them. An OpenCL HostBuffer is pinned for its own context
 // alone: another device's driver takes it for pageable memory (8 GB/s on NVIDIA's OpenCL). So a
@@ -24,6 +28,7 @@ RunArrays checked_arrays(const HostSide* inputs, std::size_t input_count,
 // the array is staged for this device like a pageable one. Memory pinned by other means keeps
 // the caller's word.
 RunArrays as_seen_by(RunArrays arrays, backend::DeviceImpl& device);
+void mark_as_seen_by(RunArrays& arrays, backend::DeviceImpl& device);  // the same, in place
 
 // The chunks must be at least as large as the halo wherever a chunk has a neighbour: a halo
 // reaching past the neighbour is almost always a mistake of units (rows against elements).
@@ -35,5 +40,7 @@ void check_halo_fits(const Halo& halo, const std::vector<std::size_t>& sizes,
 // storage a caller that looks layouts up on every run keeps from run to run.
 std::string layout_key(const RunArrays& arrays);
 void layout_key(const RunArrays& arrays, std::string& key);
+// Whether `a` and `b` have one layout key, without making it.
+bool same_layout(const RunArrays& a, const RunArrays& b);
 
 }  // namespace dualrt::detail

@@ -19,7 +19,7 @@ constexpr const char* operation = "Pipeline::run (PipelineOptions::replay)";
 
 }  // namespace
 
-std::string replay_refusal(bool replay, PipelineTiming timing, const RunArrays& arrays,
+const char* replay_refusal(bool replay, PipelineTiming timing, const RunArrays& arrays,
                            RecordingPath path) {
     if (!replay) return "PipelineOptions::replay is off";
     if (timing == PipelineTiming::every_chunk)
@@ -29,7 +29,7 @@ std::string replay_refusal(bool replay, PipelineTiming timing, const RunArrays& 
                "every array pinned (HostBuffer or registered memory)";
     switch (path) {
     case RecordingPath::graph:
-    case RecordingPath::command_buffer: return {};
+    case RecordingPath::command_buffer: return "";
     case RecordingPath::command_list:
         return "the device records into a command list (DeviceInfo::recording), whose replay "
                "runs every lane's commands on one queue, one lane after another";

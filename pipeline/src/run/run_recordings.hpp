@@ -22,7 +22,7 @@ namespace dualrt::detail {
 
 // Why a run over `arrays` with `timing`, on a device that records by `path`, cannot replay; ""
 // where it can. `replay`: PipelineOptions::replay.
-std::string replay_refusal(bool replay, PipelineTiming timing, const RunArrays& arrays,
+const char* replay_refusal(bool replay, PipelineTiming timing, const RunArrays& arrays,
                            RecordingPath path);
 
 // What a run's recorded commands name: the host arrays (addresses, sizes), the chunks and halo,

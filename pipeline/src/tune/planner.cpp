@@ -78,17 +78,16 @@ bool Planner::lanes_settled(const LayoutModel& model, std::size_t chunks) const 
     return !adapts_lanes() || model.lanes_chosen || chunks <= 2;
 }
 
-std::string Planner::replay_refusal_of(const RunArrays& arrays, std::size_t chunk_bytes) const {
-    std::string refusal = replay_refusal(options_.replay, options_.timing, arrays, recording_);
+void Planner::replay_refusal_of(const RunArrays& arrays, std::size_t chunk_bytes,
+                                std::string& refusal) const {
+    refusal = replay_refusal(options_.replay, options_.timing, arrays, recording_);
     if (refusal.empty() && chunk_bytes >= replay_chunk_limit_bytes)
         refusal = "chunks of " + format_bytes(chunk_bytes) + ", where the device sets the pace "
                   "and a replay gains nothing";
-    return refusal;
 }
 
-void Planner::choose_replay(RunPlan& plan, const LayoutModel& model,
-                            std::string refusal) const {
-    plan.no_replay = std::move(refusal);
+void Planner::choose_replay(RunPlan& plan, const LayoutModel& model) const {
+    plan.replay = false;
     if (!plan.no_replay.empty()) return;
     // A layout's first run times its stages as any run does: the report's estimates and the
     // lane choice start from it. Once the lanes are chosen, the windows that would re-check the
@@ -139,8 +138,13 @@ QueueUse Planner::queue_use(const LayoutModel& model, std::size_t chunk_bytes,
 }
 
 LayoutModel& Planner::model_of(const RunArrays& arrays) {
+    // A run looks its layout up four times (plan, learn, fit, learn_run_time), and a Pipeline
+    // mostly runs one layout: the latest is found again without building its key.
+    if (latest_model_ != nullptr && same_layout(arrays, latest_layout_)) return *latest_model_;
     layout_key(arrays, key_);
-    return models_[key_];  // copies the key only when the layout is new
+    latest_model_ = &models_[key_];  // copies the key only when the layout is new
+    latest_layout_ = arrays;
+    return *latest_model_;
 }
 
 PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
@@ -151,8 +155,14 @@ PlanRequest Planner::request_of(const RunArrays& arrays, const Halo& halo) {
 }
 
 RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* operation) {
-    LayoutModel& model = model_of(arrays);
     RunPlan plan;
+    this->plan(arrays, halo, operation, plan);
+    return plan;
+}
+
+void Planner::plan(const RunArrays& arrays, const Halo& halo, const char* operation,
+                   RunPlan& plan) {
+    LayoutModel& model = model_of(arrays);
     const PlanRequest request = request_of(arrays, halo);
     if (last_request_ != request) {
         last_decision_ = choose_plan(options_.chunking, request, operation);
@@ -161,15 +171,15 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     }
     plan.sizes = last_decision_.sizes;
     const std::size_t chunk_bytes = largest_chunk_bytes(plan.sizes, arrays);
-    std::string refusal = replay_refusal_of(arrays, chunk_bytes);
+    replay_refusal_of(arrays, chunk_bytes, plan.no_replay);
     if (options_.chunking.kind() != Chunking::Kind::automatic)
         check_halo_fits(halo, plan.sizes, operation);
-    plan.timed = choose_timed_chunks(plan.sizes.size(), options_.timing,
-                                     model.samples[upload_stage].size() == 0, model.runs,
-                                     record_ms_, model.timing_credit_ms,
-                                     untimed_queues_ ? timed_queue_share * model.last_run_ms
-                                                     : 0.0);
-    choose_replay(plan, model, std::move(refusal));
+    choose_timed_chunks(plan.sizes.size(), options_.timing,
+                        model.samples[upload_stage].size() == 0, model.runs, record_ms_,
+                        model.timing_credit_ms,
+                        untimed_queues_ ? timed_queue_share * model.last_run_ms : 0.0,
+                        plan.timed);
+    choose_replay(plan, model);
     plan.queues = queue_use(model, chunk_bytes, plan.replay);
     plan.how = plan_text(plan.queues, model, chunk_bytes, plan.replay);
     // No more lanes than chunks: a lane without a chunk is only waited for at the run's end (a
@@ -183,7 +193,6 @@ RunPlan Planner::plan(const RunArrays& arrays, const Halo& halo, const char* ope
     // does not make.
     plan.host_clock =
         std::none_of(plan.timed.begin(), plan.timed.end(), [](bool t) { return t; });
-    return plan;
 }
 
 PlanDecision Planner::plan_dealt(const RunArrays& arrays, const Halo& halo, std::size_t devices,

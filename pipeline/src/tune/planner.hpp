@@ -82,10 +82,15 @@ public:
     // the device has queues without timestamps for runs that time nothing (OpenCL).
     Planner(const PipelineOptions& options, PipelineMode mode, std::size_t depth,
             Backend backend, bool untimed_queues, RecordingPath recording);
+    Planner(const Planner&) = delete;  // latest_model_ points into its own models_
+    Planner& operator=(const Planner&) = delete;
 
     // The run of `arrays` (checked, as this device sees them) on this device alone. Throws where
     // fixed chunking does not fit the arrays.
     RunPlan plan(const RunArrays& arrays, const Halo& halo, const char* operation);
+    // The same into `plan`, whose storage a caller that runs again and again keeps: a plan
+    // made before a run's first command allocates nothing it held last time.
+    void plan(const RunArrays& arrays, const Halo& halo, const char* operation, RunPlan& plan);
     // The chunks of a run dealt to `devices` devices (the same whichever device's planner makes
     // them); `staged`: some device stages some array. Its timed chunks and queues are each
     // device's own (dealt_queues, dealt_timed_chunks). The calls about a dealt run name the
@@ -130,12 +135,13 @@ private:
     // Whether a run of `chunks` chunks of `model` has nothing left to choose its lanes from.
     bool lanes_settled(const LayoutModel& model, std::size_t chunks) const;
     // Why a run over `arrays` in chunks of at most `chunk_bytes` of the widest array does not
-    // replay, whatever its timing ("" where it may).
-    std::string replay_refusal_of(const RunArrays& arrays, std::size_t chunk_bytes) const;
-    // Whether the run of `plan` replays, and why not (`refusal` where it may not at all): it
-    // sets plan.replay, plan.no_replay and, for a replayable layout whose lanes are chosen,
-    // leaves plan.timed all false.
-    void choose_replay(RunPlan& plan, const LayoutModel& model, std::string refusal) const;
+    // replay, whatever its timing, into `refusal` ("" where it may).
+    void replay_refusal_of(const RunArrays& arrays, std::size_t chunk_bytes,
+                           std::string& refusal) const;
+    // Whether the run of `plan` replays, and why not (plan.no_replay holds why it may not at
+    // all, from replay_refusal_of): it sets plan.replay, plan.no_replay and, for a replayable
+    // layout whose lanes are chosen, leaves plan.timed all false.
+    void choose_replay(RunPlan& plan, const LayoutModel& model) const;
     // The queues of a run of the layout in chunks of at most `chunk_bytes` of the widest array;
     // `replayed`: the run replays its layout's recording (choose_replay).
     QueueUse queue_use(const LayoutModel& model, std::size_t chunk_bytes,
@@ -150,6 +156,8 @@ private:
     RecordingPath recording_;
     LayoutModels models_;
     std::string key_;  // model_of's key, its storage kept: every run looks its layout up
+    LayoutModel* latest_model_ = nullptr;  // the latest layout looked up (a map's node stays)
+    RunArrays latest_layout_;              // and its arrays, for same_layout
     // The latest run's chunks: choose_plan depends on the request alone, and a Pipeline mostly
     // runs one size after another, so describing the same chunks again is saved.
     std::optional<PlanRequest> last_request_;

@@ -20,11 +20,11 @@ void mark_window(std::vector<bool>& timed, std::size_t first,
 
 }  // namespace
 
-std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
-                                      bool first_of_layout, std::size_t run_number,
-                                      double record_ms, double& credit_ms, double surcharge_ms) {
-    std::vector<bool> timed(chunks, timing == PipelineTiming::every_chunk);
-    if (timing == PipelineTiming::every_chunk || chunks == 0) return timed;
+void choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool first_of_layout,
+                         std::size_t run_number, double record_ms, double& credit_ms,
+                         double surcharge_ms, std::vector<bool>& timed) {
+    timed.assign(chunks, timing == PipelineTiming::every_chunk);
+    if (timing == PipelineTiming::every_chunk || chunks == 0) return;
     // Windows in the middle and at the end, not at the start: there the queues are idle, each
     // timed event completes as it is recorded, and the host's cost of recording it would count
     // as the stage's time.
@@ -34,14 +34,13 @@ std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
         mark_window(timed, middle);
         mark_window(timed, chunks > end_window_chunks ? chunks - end_window_chunks : 0,
                     end_window_chunks);
-        return timed;
+        return;
     }
     const double window_ms =
         static_cast<double>(window_chunks * records_per_chunk) * record_ms + surcharge_ms;
-    if (credit_ms < window_ms) return timed;
+    if (credit_ms < window_ms) return;
     credit_ms -= window_ms;
     mark_window(timed, run_number % 2 == 0 ? middle : last);
-    return timed;
 }
 
 std::vector<bool> dealt_timed_chunks(std::size_t room, PipelineTiming timing) {

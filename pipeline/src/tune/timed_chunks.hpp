@@ -15,11 +15,11 @@ namespace dualrt::detail {
 // other chunks from from the start; in later runs one window where `credit_ms` covers its
 // estimated cost (`record_ms` per timed event: its record, reading and release; plus
 // `surcharge_ms` where a timed run is dearer as a whole: its queues keep timestamps), taking
-// turns between middle and end across runs (`run_number`). Spends from `credit_ms`.
-std::vector<bool> choose_timed_chunks(std::size_t chunks, PipelineTiming timing,
-                                      bool first_of_layout, std::size_t run_number,
-                                      double record_ms, double& credit_ms,
-                                      double surcharge_ms = 0.0);
+// turns between middle and end across runs (`run_number`). Spends from `credit_ms`. Written
+// into `timed`, whose storage the planner keeps from run to run.
+void choose_timed_chunks(std::size_t chunks, PipelineTiming timing, bool first_of_layout,
+                         std::size_t run_number, double record_ms, double& credit_ms,
+                         double surcharge_ms, std::vector<bool>& timed);
 
 // Which of a device's chunks (by its own count, `room` of them) are timed in a run dealt to
 // several devices: all with every_chunk; when sampled, windows of dealt_window consecutive
