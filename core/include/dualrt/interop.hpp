@@ -41,7 +41,8 @@ struct ForeignHandle {
 
 namespace detail {
 
-// A pointer handle (cl_mem, CUstream, ...) or an integer one (CUdeviceptr, CUdevice) as an integer.
+// A pointer handle (a stream, a buffer object, ...) or an integer one (a device pointer, a device
+// ordinal) as an integer.
 template <typename Handle>
 NativeHandle to_native_handle(Handle handle) noexcept {
     if constexpr (std::is_null_pointer_v<Handle>) {
@@ -51,8 +52,8 @@ NativeHandle to_native_handle(Handle handle) noexcept {
         return reinterpret_cast<NativeHandle>(handle);
     } else {
         static_assert(std::is_integral_v<Handle> || std::is_enum_v<Handle>,
-                      "a native handle is a pointer (cl_mem, CUstream, ...) or an integer "
-                      "(CUdeviceptr, CUdevice, dualrt::NativeHandle)");
+                      "a native handle is a pointer (a stream, a buffer object, ...) or an "
+                      "integer (a device pointer, a device ordinal, dualrt::NativeHandle)");
         return static_cast<NativeHandle>(handle);
     }
 }
@@ -63,15 +64,15 @@ BufferView wrap_buffer_bytes(const Device& device, ForeignHandle memory, std::si
 
 }  // namespace detail
 
-/// A CUDA handle: a CUcontext, a CUdevice, a CUstream (cudaStream_t), a CUdeviceptr (or a device
-/// pointer from cudaMalloc) or a CUevent (cudaEvent_t), as it is, without a cast.
+/// A CUDA handle: a context, a device, a stream, a device pointer or an event, of the driver or
+/// the runtime API, as it is, without a cast (docs/guide.md lists the types).
 template <typename Handle>
 ForeignHandle cuda_handle(Handle handle) noexcept {
     return ForeignHandle{Backend::cuda, detail::to_native_handle(handle)};
 }
 
-/// An OpenCL handle: a cl_context, a cl_device_id, a cl_command_queue, a cl_mem or a cl_event,
-/// as it is, without a cast.
+/// An OpenCL handle: a context, a device, a command queue, a memory object or an event, as it
+/// is, without a cast (docs/guide.md lists the types).
 template <typename Handle>
 ForeignHandle opencl_handle(Handle handle) noexcept {
     return ForeignHandle{Backend::opencl, detail::to_native_handle(handle)};

@@ -113,9 +113,11 @@ void ChunkScheduler::record(const std::vector<ChunkExtent>& extents) {
         enqueue_chunks();  // nothing runs: on a failure there is nothing to drain
     } catch (...) {
         recording_ = false;
+        release_in_flight();
         throw;
     }
     recording_ = false;
+    release_in_flight();  // the recording's events, which a kept scheduler would hold on to
 }
 
 void ChunkScheduler::wait_on(Queue& queue, const Event& event) {
