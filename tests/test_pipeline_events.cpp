@@ -435,7 +435,8 @@ LaneRuns lane_runs(const test::counting::Costs& costs, std::size_t depth, int ru
 }  // namespace
 
 TEST_CASE("pipeline events: a run takes two lanes where the timed stages show one engine busy "
-          "most of a chunk, and one queue per stage where they are balanced") {
+          "most of a chunk, one queue per stage where they are balanced, and every lane in "
+          "chunks too small for either") {
     // Uploads of two inputs at 2 ns a byte against downloads at 0.5 and a quick compute: the
     // upload engine is the busiest, at well over half of a chunk's stage time.
     const test::counting::Costs uploads_bound = engine_costs(2.0, 0.5, 0.1);
@@ -464,17 +465,19 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
                             "on one queue per stage instead of 4 lanes"));
     }
     // Chunks too small for stage queues to pay for their hand-offs (the host, not the device,
-    // sets their pace) take two lanes instead, and the report says why.
-    const LaneRuns small = lane_runs(engine_costs(1.0, 1.0, 1.0), 0, 3,
-                                     dualrt::PipelineMode::automatic, dualrt::Backend::cuda,
-                                     stage_queue_chunk / 64);
-    CHECK(small.correct);
-    for (std::size_t run = 1; run < small.reports.size(); ++run) {
-        INFO(small.reports[run].summary());
-        CHECK(small.reports[run].mode == dualrt::PipelineMode::lanes);
-        CHECK(small.reports[run].queues == 2);
-        CHECK(test_contains(small.reports[run].chunking, "on 2 of 4 lanes"));
-        CHECK(test_contains(small.reports[run].chunking, "chunks of 4 KiB, under the 256 KiB"));
+    // sets their pace) keep every lane instead, balanced or not: lanes add no host work, and each
+    // one more lets the device overlap another chunk's command latencies.
+    for (const auto& costs : {engine_costs(1.0, 1.0, 1.0), uploads_bound}) {
+        const LaneRuns small = lane_runs(costs, 0, 3, dualrt::PipelineMode::automatic,
+                                         dualrt::Backend::cuda, stage_queue_chunk / 64);
+        CHECK(small.correct);
+        for (const auto& report : small.reports) {
+            INFO(report.summary());
+            CHECK(report.mode == dualrt::PipelineMode::lanes);
+            CHECK(report.queues == 4);
+            CHECK(report.depth == 4);
+            CHECK(!test_contains(report.chunking, "lanes ("));  // nothing to explain
+        }
     }
     // Lanes asked for stay lanes, and so do an OpenCL device's (each wait between its queues
     // would be a marker): balanced stages keep all four.

@@ -312,13 +312,14 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
         CAPTURE(later.no_replay);
         CHECK(later.replay);
         CHECK(!timed_any(later));  // nothing left to choose: no window
-        // Balanced 64 KiB chunks take two lanes when enqueued; replayed, one queue per stage.
+        // Balanced 64 KiB chunks keep every lane when enqueued; replayed, one queue per stage.
         CHECK(later.queues.mode == dualrt::PipelineMode::three_queues);
         learn_balanced(graphs, later);
     }
 
-    // An upload that takes most of a chunk's time chooses two lanes for enqueued runs; replayed,
-    // the chunks take one queue per stage all the same, and the plan says why.
+    // An upload that takes most of a chunk's time would choose two lanes for enqueued runs of
+    // larger chunks; replayed, the chunks take one queue per stage all the same, and the plan
+    // says why.
     Planner uneven = planner_of(64, dualrt::RecordingPath::graph);
     learn_stages(uneven, uneven.plan(arrays, dualrt::Halo(), "test"), {0.03, 0.001, 0.01});
     const RunPlan replayed = uneven.plan(arrays, dualrt::Halo(), "test");
@@ -327,7 +328,7 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
     CAPTURE(replayed.how);
     CHECK(test_contains(replayed.how, "a replay"));
 
-    // The same chunks on a device without graphs or command buffers take two lanes, and say why
+    // The same chunks on a device without graphs or command buffers keep every lane, and say why
     // they do not replay.
     Planner lists = planner_of(64, dualrt::RecordingPath::command_list);
     learn_balanced(lists, lists.plan(arrays, dualrt::Halo(), "test"));
@@ -335,7 +336,7 @@ TEST_CASE("pipeline plan: a replayable layout replays from its second run once i
     CHECK(!listed.replay);
     CHECK(test_contains(listed.no_replay, "command list"));
     CHECK(listed.queues.mode == dualrt::PipelineMode::lanes);
-    CHECK(listed.queues.in_flight == 2);
+    CHECK(listed.queues.in_flight == 4);
 
     // Chunks of 256 KiB and more are not replayed; nor are pageable arrays.
     pinned_arrays(4 * 64 * 1024, true);  // 4 chunks of 256 KiB

@@ -167,7 +167,7 @@ PipelineReport MultiDevicePipeline::run_together(const std::string& key,
     std::vector<std::string> fewer_lanes_why;  // as chosen before this run is learned from
     for (const Driver& driver : drivers_) {
         uses.push_back(driver.one->planner.dealt_queues(arrays, plan.sizes));
-        fewer_lanes_why.push_back(driver.one->planner.describe(uses.back(), arrays, plan.sizes));
+        fewer_lanes_why.push_back(driver.one->planner.describe(uses.back(), arrays));
     }
     const std::vector<ChunkExtent> extents = extents_of(plan.sizes);
 

@@ -72,16 +72,4 @@ std::string describe_replayed_stage_queues(std::size_t lanes) {
            "engine takes its chunks in order)";
 }
 
-std::string describe_small_chunks(std::size_t used, std::size_t lanes, double busiest_share,
-                                  std::size_t chunk_bytes) {
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "on %zu of %zu lanes (the busiest stage took %.0f%% of a chunk's stage time in "
-                  "the timed chunks before, balanced, but chunks of %zu KiB, under the %zu KiB "
-                  "where one queue per stage pays for its hand-offs between queues)",
-                  used, lanes, 100.0 * busiest_share, chunk_bytes >> 10,
-                  min_stage_queue_chunk_bytes >> 10);
-    return text;
-}
-
 }  // namespace dualrt::detail

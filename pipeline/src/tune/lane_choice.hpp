@@ -3,7 +3,8 @@
 // whenever the other two stages of a chunk take no longer than that one: while one lane
 // computes and downloads, the other uploads. More lanes then only put more copies on the copy
 // engines at once, which NVIDIA's GPUs move slower: c = a + s*b over 256 MiB in 1 and 4 MiB
-// chunks ran at 0.90-0.93 of native with four lanes and 1.00-1.02 with two (H100, CUDA).
+// chunks ran at 0.90-0.93 of native with four lanes and 1.00-1.02 with two (H100, CUDA). That
+// holds where the device sets the pace; chunks too small for it keep every lane (below).
 // Balanced stages need three lanes or more; there one queue per stage does better still, each
 // engine taking its chunks strictly in order instead of up to four lanes' copies at once: the
 // `overlap` sample's balanced stages on an H200 ran in 5.70 ms on three queues against 5.98 on
@@ -29,8 +30,14 @@ namespace dualrt::detail {
 // queues on stage queues (two rounds of three) and 0.98-0.99 on two lanes; in 256 KiB chunks at
 // 1.10-1.17 on stage queues and 1.03-1.10 on two lanes (H100, CUDA, `stream --size 16M`, three
 // rounds, without timed windows). So stage queues need chunks of at least this many bytes of the
-// widest array; smaller ones with balanced stages take two lanes, the fewest queues that still
-// overlap one chunk's upload with another's compute and download.
+// widest array. Smaller chunks keep every lane, balanced or not: lanes add no host work (no
+// hand-off between queues), and each one more lets the device overlap one more chunk's command
+// latencies, which outweigh a small copy's transfer (64 KiB move in about 1.3 us on an H200). A
+// 16 MiB stream in 64 KiB chunks ran at 0.95-1.27 (median 1.09) of the same stream hand-written
+// on two queues on four lanes, against 0.96-0.97 on the two lanes its timed stages chose; in
+// 128 KiB chunks at 0.95-1.16 (1.06) against 0.97-0.98 (H200, CUDA, `stream --size 16M`, the
+// two in one process, three rounds). NVIDIA's OpenCL ran level at 64 KiB (1.84-2.28 against
+// 1.87-2.27) and 1-4% faster at 128 KiB.
 inline constexpr std::size_t min_stage_queue_chunk_bytes = std::size_t{256} << 10;
 
 // What the timed stages of a run say about the lanes the next run of the layout needs.
@@ -58,8 +65,5 @@ std::string describe_lanes(std::size_t used, std::size_t lanes, double busiest_s
 std::string describe_stage_queues(std::size_t lanes, double busiest_share);
 // "on one queue per stage instead of 4 lanes (...)": why a replayed run took three queues.
 std::string describe_replayed_stage_queues(std::size_t lanes);
-// "on 2 of 4 lanes (...)": why balanced stages kept lanes for chunks of `chunk_bytes`.
-std::string describe_small_chunks(std::size_t used, std::size_t lanes, double busiest_share,
-                                  std::size_t chunk_bytes);
 
 }  // namespace dualrt::detail

@@ -127,12 +127,9 @@ QueueUse Planner::queue_use(const LayoutModel& model, std::size_t chunk_bytes,
     // run on stage queues, 2.9 ms on four lanes and 3.2-3.3 ms on the two lanes its timed stages
     // chose (H200, CUDA, host time per run; docs/recording.md).
     if (adapts_mode() && replayed) return QueueUse{PipelineMode::three_queues, depth_};
-    // Balanced chunks too small for stage queues take two lanes because the host's enqueues and
-    // hand-offs set their pace (lane_choice.hpp).
-    if (adapts_mode() && model.stage_queues)
-        return chunk_bytes >= min_stage_queue_chunk_bytes
-                   ? QueueUse{PipelineMode::three_queues, depth_}
-                   : QueueUse{mode_, std::min<std::size_t>(2, depth_)};
+    // Chunks too small for stage queues keep every lane, whatever their stages (lane_choice.hpp).
+    if (chunk_bytes < min_stage_queue_chunk_bytes) return QueueUse{mode_, depth_};
+    if (adapts_mode() && model.stage_queues) return QueueUse{PipelineMode::three_queues, depth_};
     const bool fewer = adapts_lanes() && model.lanes >= 2 && model.lanes < depth_;
     return QueueUse{mode_, fewer ? model.lanes : depth_};
 }
@@ -181,7 +178,7 @@ void Planner::plan(const RunArrays& arrays, const Halo& halo, const char* operat
                         plan.timed);
     choose_replay(plan, model);
     plan.queues = queue_use(model, chunk_bytes, plan.replay);
-    plan.how = plan_text(plan.queues, model, chunk_bytes, plan.replay);
+    plan.how = plan_text(plan.queues, model, plan.replay);
     // No more lanes than chunks: a lane without a chunk is only waited for at the run's end (a
     // 16 MiB stream in one chunk ran 5-8 us a run faster on one lane than on four; H100, CUDA).
     if (plan.queues.mode == PipelineMode::lanes)
@@ -249,13 +246,12 @@ Planner::Fitted Planner::fit(const RunArrays& arrays) {
 }
 
 const std::string& Planner::plan_text(const QueueUse& use, const LayoutModel& model,
-                                      std::size_t chunk_bytes, bool replayed) {
-    const auto made_of = std::make_tuple(use.mode, use.in_flight, model.stage_queues,
-                                         model.busiest_share, chunk_bytes, replayed);
+                                      bool replayed) {
+    const auto made_of = std::make_tuple(use.mode, use.in_flight, model.busiest_share, replayed);
     if (!plan_text_ || plan_text_->made_of != made_of) {
         std::string how = last_decision_.how;
         // The lanes as chosen before this run is learned from.
-        if (const std::string lanes = describe(use, model, chunk_bytes, replayed);
+        if (const std::string lanes = describe(use, model, replayed);
             !lanes.empty())
             how += ", " + lanes;
         plan_text_ = PlanText{made_of, std::move(how)};
@@ -263,18 +259,15 @@ const std::string& Planner::plan_text(const QueueUse& use, const LayoutModel& mo
     return plan_text_->how;
 }
 
-std::string Planner::describe(const QueueUse& use, const RunArrays& arrays,
-                              const std::vector<std::size_t>& sizes) {
-    return describe(use, model_of(arrays), largest_chunk_bytes(sizes, arrays));
+std::string Planner::describe(const QueueUse& use, const RunArrays& arrays) {
+    return describe(use, model_of(arrays));
 }
 
 std::string Planner::describe(const QueueUse& use, const LayoutModel& model,
-                              std::size_t chunk_bytes, bool replayed) const {
+                              bool replayed) const {
     if (use.mode != mode_)
         return replayed ? describe_replayed_stage_queues(depth_)
                         : describe_stage_queues(depth_, model.busiest_share);
-    if (adapts_mode() && model.stage_queues && use.in_flight < depth_)
-        return describe_small_chunks(use.in_flight, depth_, model.busiest_share, chunk_bytes);
     if (use.in_flight < depth_) return describe_lanes(use.in_flight, depth_, model.busiest_share);
     return "";
 }

@@ -8,9 +8,10 @@
 //   chunk sizes          automatic_chunking.hpp: fixed cuts for Chunking::count / elements;
 //                        automatic chunking's equal chunks of about a quarter of the arrays
 //                        (1 to 16 MiB), or small ones dealt to several devices
-//   lanes and queues     lane_choice.hpp: two lanes where one engine dominates, all lanes or (on
-//                        CUDA, for chunks large enough) one queue per stage where the stages are
-//                        balanced; planner.cpp: never more lanes than a run has chunks
+//   lanes and queues     lane_choice.hpp: every lane for chunks under 256 KiB; from there two
+//                        lanes where one engine dominates, all lanes or (on CUDA) one queue per
+//                        stage where the stages are balanced; planner.cpp: never more lanes than
+//                        a run has chunks
 //   timed chunks         timed_chunks.hpp: sampled windows paid from a budget of host time;
 //                        planner.cpp: none in a replayable layout once its lanes are chosen
 //   replays              planner.cpp: a run in chunks under 256 KiB that times nothing
@@ -116,18 +117,16 @@ public:
     };
     Fitted fit(const RunArrays& arrays);
     // How `use` differs from running on every lane, and why ("" where it does not).
-    std::string describe(const QueueUse& use, const RunArrays& arrays,
-                         const std::vector<std::size_t>& sizes);
+    std::string describe(const QueueUse& use, const RunArrays& arrays);
 
 private:
     LayoutModel& model_of(const RunArrays& arrays);
     // `replayed`: the run replays its layout's recording.
-    std::string describe(const QueueUse& use, const LayoutModel& model, std::size_t chunk_bytes,
+    std::string describe(const QueueUse& use, const LayoutModel& model,
                          bool replayed = false) const;
     // RunPlan::how of a run on `use`: the chunks' description (last_decision_.how) and the
     // queues' (describe).
-    const std::string& plan_text(const QueueUse& use, const LayoutModel& model,
-                                 std::size_t chunk_bytes, bool replayed);
+    const std::string& plan_text(const QueueUse& use, const LayoutModel& model, bool replayed);
     // Whether runs choose their lanes from their timed stages (lanes, the depth left to the
     // library), and whether they may take one queue per stage instead (the mode left to it too).
     bool adapts_lanes() const;
@@ -167,7 +166,7 @@ private:
     // 10 us at four chunks, against 3 us at one chunk, with no lanes to describe (a 16 MiB
     // stream, H200 host, caches cold from the program's own work between runs).
     struct PlanText {
-        std::tuple<PipelineMode, std::size_t, bool, double, std::size_t, bool> made_of;
+        std::tuple<PipelineMode, std::size_t, double, bool> made_of;
         std::string how;
     };
     std::optional<PlanText> plan_text_;
