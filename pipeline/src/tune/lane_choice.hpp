@@ -36,8 +36,9 @@ namespace dualrt::detail {
 // 16 MiB stream in 64 KiB chunks ran at 0.95-1.27 (median 1.09) of the same stream hand-written
 // on two queues on four lanes, against 0.96-0.97 on the two lanes its timed stages chose; in
 // 128 KiB chunks at 0.95-1.16 (1.06) against 0.97-0.98 (H200, CUDA, `stream --size 16M`, the
-// two in one process, three rounds). NVIDIA's OpenCL ran level at 64 KiB (1.84-2.28 against
-// 1.87-2.27) and 1-4% faster at 128 KiB.
+// two in one process, three rounds; four lanes at 64 KiB ran either about 0.96 or 1.1-1.27 from
+// one process to the next). NVIDIA's OpenCL ran level at 64 KiB (1.84-2.28 against 1.87-2.27)
+// and 1-4% faster at 128 KiB.
 inline constexpr std::size_t min_stage_queue_chunk_bytes = std::size_t{256} << 10;
 
 // What the timed stages of a run say about the lanes the next run of the layout needs.
