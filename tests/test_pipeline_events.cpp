@@ -468,15 +468,18 @@ TEST_CASE("pipeline events: a run takes two lanes where the timed stages show on
     // sets their pace) keep every lane instead, balanced or not: lanes add no host work, and each
     // one more lets the device overlap another chunk's command latencies.
     for (const auto& costs : {engine_costs(1.0, 1.0, 1.0), uploads_bound}) {
-        const LaneRuns small = lane_runs(costs, 0, 3, dualrt::PipelineMode::automatic,
-                                         dualrt::Backend::cuda, stage_queue_chunk / 64);
-        CHECK(small.correct);
-        for (const auto& report : small.reports) {
-            INFO(report.summary());
-            CHECK(report.mode == dualrt::PipelineMode::lanes);
-            CHECK(report.queues == 4);
-            CHECK(report.depth == 4);
-            CHECK(!test_contains(report.chunking, "lanes ("));  // nothing to explain
+        for (dualrt::Backend kind : {dualrt::Backend::cuda, dualrt::Backend::opencl}) {
+            CAPTURE(static_cast<int>(kind));
+            const LaneRuns small = lane_runs(costs, 0, 3, dualrt::PipelineMode::automatic, kind,
+                                             stage_queue_chunk / 64);
+            CHECK(small.correct);
+            for (const auto& report : small.reports) {
+                INFO(report.summary());
+                CHECK(report.mode == dualrt::PipelineMode::lanes);
+                CHECK(report.queues == 4);
+                CHECK(report.depth == 4);
+                CHECK(!test_contains(report.chunking, "lanes ("));  // nothing to explain
+            }
         }
     }
     // Lanes asked for stay lanes, and so do an OpenCL device's (each wait between its queues
