@@ -23,9 +23,9 @@ enum class Ownership {
     /// application keeps it alive until the last dualrt object made around it (copies, views,
     /// the Events of a wrapped queue, and for a Device every child of it) is gone.
     borrow,
-    /// dualrt takes the application's reference over: the handle is released (cuMemFree,
-    /// cuStreamDestroy, cuEventDestroy, cuCtxDestroy or cuDevicePrimaryCtxRelease; clRelease*)
-    /// when the last dualrt object made around it is gone. The application must not release it.
+    /// dualrt takes the application's reference over: the handle is released with the driver's
+    /// own free, destroy or release call for its kind (docs/guide.md names them) when the last
+    /// dualrt object made around it is gone. The application must not release it.
     adopt
 };
 
@@ -78,20 +78,20 @@ ForeignHandle opencl_handle(Handle handle) noexcept {
     return ForeignHandle{Backend::opencl, detail::to_native_handle(handle)};
 }
 
-/// A Device around the application's context: a CUcontext and its CUdevice, or a cl_context and
-/// one of its cl_device_ids. Everything made on it (buffers, queues, kernels, pinned memory,
+/// A Device around the application's context: a CUDA context and its device, or an OpenCL
+/// context and one of its devices. Everything made on it (buffers, queues, kernels, pinned memory,
 /// Pipelines) lives in that context, so it mixes with the application's own objects of the
 /// context; it is a Device of its own, apart from the one dualrt::devices() lists for the same
 /// hardware (DeviceInfo::wrapped_context is true, the other fields are that device's). On CUDA
 /// the context may be the device's primary context or one the application created; adopting a
-/// primary context takes over one retain of it (released with cuDevicePrimaryCtxRelease), adopting
-/// another destroys it (cuCtxDestroy). On OpenCL, kernels are built for the context on first use
+/// primary context takes over one retain of it (released as the primary context), adopting
+/// another destroys it. On OpenCL, kernels are built for the context on first use
 /// (the on-disk program cache serves it as any other). The context is released, when adopted, once
 /// the Device and every object made on it are gone; a borrowed one must outlive them all.
 /// Thread-safe. Blocks while it queries the driver.
-/// @param context  cuda_handle(CUcontext) or opencl_handle(cl_context); never null
-/// @param device   the context's device, of the same backend: cuda_handle(CUdevice) (the
-///                 context's own device) or opencl_handle(cl_device_id) (one of the context's)
+/// @param context  cuda_handle() or opencl_handle() of the context; never null
+/// @param device   the context's device, of the same backend: on CUDA the context's own device,
+///                 on OpenCL one of the context's devices
 /// @param ownership whether dualrt releases the context (adopt) or never does (borrow)
 /// @throws Error Errc::invalid_argument for handles of two backends, a null handle, a device
 ///         the context does not hold, or a context that is not a valid one; Errc::not_found when
@@ -99,19 +99,18 @@ ForeignHandle opencl_handle(Handle handle) noexcept {
 ///         cannot be used here or cannot wrap handles.
 Device wrap_device(ForeignHandle context, ForeignHandle device, Ownership ownership);
 
-/// A Queue around the application's in-order queue: a CUstream of the device's context, or a
-/// cl_command_queue of the device's context and device. It works like Device::create_queue()'s:
+/// A Queue around the application's in-order queue: a CUDA stream of the device's context, or an
+/// OpenCL command queue of the device's context and device. It works like Device::create_queue()'s:
 /// copies (staged or by DMA), fills, launches, events, waits. Work the application enqueues on the
 /// handle natively is ordered with dualrt's, as for native_handle(). On OpenCL,
-/// Event::elapsed_ms between the queue's record() events needs CL_QUEUE_PROFILING_ENABLE on it;
-/// without, it throws Errc::invalid_argument saying so (the events still order work).
+/// Event::elapsed_ms between the queue's record() events needs the queue made with profiling
+/// enabled; without, it throws Errc::invalid_argument saying so (the events still order work).
 /// Thread-safe. Blocks while it queries the driver.
 /// @param device    the device (and context) the queue belongs to; a queue of another context
 ///                  of the same hardware needs that context wrapped first (wrap_device)
-/// @param queue     cuda_handle(CUstream) or opencl_handle(cl_command_queue); never null, and not
-///                  CUDA's legacy or per-thread default stream (CU_STREAM_LEGACY,
-///                  CU_STREAM_PER_THREAD), which no one can own
-/// @param ownership adopt: destroyed (cuStreamDestroy / clReleaseCommandQueue) once this Queue,
+/// @param queue     cuda_handle() or opencl_handle() of the queue; never null, and not CUDA's
+///                  legacy or per-thread default stream, which no one can own
+/// @param ownership adopt: destroyed once this Queue,
 ///                  its copies and the Events it returned are gone; borrow: never, and the
 ///                  handle must outlive this Queue and its copies (not its Events: when the last
 ///                  Queue goes, dualrt records what it still owes the queue, and its Events then
@@ -121,18 +120,18 @@ Device wrap_device(ForeignHandle context, ForeignHandle device, Ownership owners
 ///         Errc::unavailable when the backend cannot wrap queues.
 Queue wrap_queue(const Device& device, ForeignHandle queue, Ownership ownership);
 
-/// A Buffer<T> of `count` elements around the application's device memory: a CUdeviceptr (a
-/// cuMemAlloc / cudaMalloc pointer, or a pointer inside such an allocation when borrowed) or a
-/// cl_mem buffer (not a sub-buffer or an image) of the device's context. Copies, fills, views and
-/// kernel arguments work as on Device::alloc's buffers. The memory is freed (adopt: cuMemFree /
-/// clReleaseMemObject) once the Buffer and every view of it are gone; borrowed memory must
+/// A Buffer<T> of `count` elements around the application's device memory: a CUDA device pointer
+/// (the start of an allocation of the driver or runtime API, or a pointer inside one when
+/// borrowed) or an OpenCL buffer object (not a sub-buffer or an image) of the device's context.
+/// Copies, fills, views and kernel arguments work as on Device::alloc's buffers. Adopted memory is
+/// freed once the Buffer and every view of it are gone; borrowed memory must
 /// outlive them, and the application must not free it while work using it may still run.
 /// Thread-safe. Blocks while it queries the driver.
 /// @tparam T the element type (trivially copyable)
 /// @param device    the device (and context) the memory belongs to
-/// @param memory    cuda_handle(CUdeviceptr) or opencl_handle(cl_mem); never null
+/// @param memory    cuda_handle() or opencl_handle() of the memory; never null
 /// @param count     elements of T (> 0); count * sizeof(T) bytes must lie inside the allocation
-///                  (CUDA: cuMemGetAddressRange; OpenCL: CL_MEM_SIZE)
+///                  (its size as the driver reports it)
 /// @param ownership adopt: freed with the last view (CUDA: only the start of an allocation can
 ///                  be adopted); borrow: never
 /// @throws Error Errc::invalid_argument for an empty Device, a handle of the other backend, a null
@@ -145,16 +144,16 @@ Buffer<T> wrap_buffer(const Device& device, ForeignHandle memory, std::size_t co
     return Buffer<T>(detail::wrap_buffer_bytes(device, memory, count, sizeof(T), ownership));
 }
 
-/// An Event around the application's event: a CUevent (CUDA lets any context's queues wait for
-/// it) or a cl_event of the device's context (a user event included). Queue::wait, Event::wait
-/// and is_complete work on it; Event::elapsed_ms works where the driver timed it (CUDA: created
-/// without CU_EVENT_DISABLE_TIMING; OpenCL: the command of a queue with
-/// CL_QUEUE_PROFILING_ENABLE), and says why not otherwise. On CUDA the Event stands for the
-/// CUevent's latest cuEventRecord, as in CUDA itself: recording it again natively moves it.
+/// An Event around the application's event: a CUDA event (CUDA lets any context's queues wait
+/// for it) or an OpenCL event of the device's context (a user event included). Queue::wait,
+/// Event::wait and is_complete work on it; Event::elapsed_ms works where the driver timed it
+/// (CUDA: an event created with timing; OpenCL: the command of a queue with profiling enabled),
+/// and says why not otherwise. On CUDA the Event stands for the event's latest record, as in CUDA
+/// itself: recording it again natively moves it.
 /// Thread-safe. Blocks while it queries the driver.
 /// @param device    the device whose queues will wait for it
-/// @param event     cuda_handle(CUevent) or opencl_handle(cl_event); never null
-/// @param ownership adopt: destroyed (cuEventDestroy / clReleaseEvent) once the Event and its
+/// @param event     cuda_handle() or opencl_handle() of the event; never null
+/// @param ownership adopt: destroyed once the Event and its
 ///                  copies are gone; borrow: never
 /// @throws Error Errc::invalid_argument for an empty Device, a handle of the other backend, a null
 ///         handle, or an event of another context (OpenCL) or that is not a valid event;

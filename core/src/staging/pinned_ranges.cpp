@@ -207,22 +207,24 @@ bool register_with(backend::DeviceImpl& device, const void* data, std::size_t by
     return PinnedRangeTable::instance().add_registration(found.begin, device, registration);
 }
 
-}  // namespace
-
-bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
-    // Every run of a Pipeline asks: the answer is usually known, under the shared lock alone.
-    const Found found = look_up(device, data, bytes);
+// pin_also_for's answer from a first look at the registry.
+bool pinned_for(const Found& found, backend::DeviceImpl& device, const void* data,
+                std::size_t bytes) {
     if (!found.inside) return false;
     if (found.dma) return *found.dma;
     return register_with(device, data, bytes);
 }
 
+}  // namespace
+
+bool pin_also_for(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
+    // The answer is usually known, under the shared lock alone.
+    return pinned_for(look_up(device, data, bytes), device, data, bytes);
+}
+
 bool pinned_as_claimed(backend::DeviceImpl& device, const void* data, std::size_t bytes) {
     const Found found = look_up(device, data, bytes);  // one look: a Pipeline asks on every run
-    if (!found.overlaps) return true;
-    if (!found.inside) return false;
-    if (found.dma) return *found.dma;
-    return register_with(device, data, bytes);
+    return !found.overlaps || pinned_for(found, device, data, bytes);
 }
 
 std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t bytes) {
@@ -232,6 +234,5 @@ std::optional<PinnedRange> overlapping_pinned(const void* data, std::size_t byte
             return PinnedRangeTable::describe(*item);
         });
 }
-
 
 }  // namespace dualrt::detail
