@@ -63,9 +63,9 @@ public:
     // one job at a time). Made on first use with DUALRT_COPY_THREADS threads (else the cores, at
     // most 16) and kept for the process's life. A job of n pieces is served by the caller and
     // the first n - 1 workers, so a stream of narrow jobs keeps the same few threads busy. A
-    // worker spins briefly after each job it served, through narrower jobs that do not need it
-    // (a stream of copies hands it the next piece without a wake-up), then sleeps, leaving its
-    // core to the ones copying, until a job wide enough to need it wakes it.
+    // worker spins for a millisecond after each job it served, through narrower jobs that do
+    // not need it (a stream of copies hands it the next piece without a wake-up), then sleeps,
+    // leaving its core to others, until a job wide enough to need it wakes it.
     static ParallelCopier& of(const void* owner);
 
     explicit ParallelCopier(std::size_t threads, bool threads_chosen_by_user = false);
