@@ -90,11 +90,20 @@ std::vector<StagingSlot> StagingPool::acquire(std::size_t wanted) {
         // Idle buffers whose last use has finished first; then new ones while the limit allows,
         // rather than waiting for a DMA still reading an idle one (a stream of copies on
         // several queues would otherwise wait for the previous copy's last DMA every time);
-        // then the busy idle ones.
-        const auto done = std::stable_partition(idle_.begin(), idle_.end(), [](const Idle& idle) {
-            return !idle.in_flight || idle.in_flight->is_complete();
-        });
-        std::size_t ready = static_cast<std::size_t>(done - idle_.begin());
+        // then the busy idle ones. The finished ones move to the front, oldest first. A use
+        // seen finished is forgotten and the search stops once `wanted` are found, so that in a
+        // stream of copies a lend makes no driver call: lending is on the way to a copy's
+        // first DMA, which an upload of 4-16 MiB reached 15-20 us after the call (H200, CUDA).
+        std::size_t ready = 0;
+        for (std::size_t i = 0; i < idle_.size() && ready < wanted; ++i) {
+            Idle& idle = idle_[i];
+            if (idle.in_flight && !idle.in_flight->is_complete()) continue;
+            idle.in_flight.reset();
+            std::rotate(idle_.begin() + static_cast<std::ptrdiff_t>(ready),
+                        idle_.begin() + static_cast<std::ptrdiff_t>(i),
+                        idle_.begin() + static_cast<std::ptrdiff_t>(i + 1));
+            ++ready;
+        }
         const auto take_idle = [&](std::size_t count) {
             for (; count > 0 && slots.size() < wanted && !idle_.empty(); --count) {
                 Idle idle = std::move(idle_.front());
