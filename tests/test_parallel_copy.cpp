@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <thread>
@@ -104,6 +105,24 @@ TEST_CASE("parallel copy: the pool splits large copies and serves several caller
     CHECK(failures_from_threads(4, 20, std::size_t{1} << 20, 0, seed,
                                 [&](int) -> dualrt::detail::ParallelCopier& { return copier; }) ==
           std::vector<int>(4, 0));
+}
+
+// Workers spin for a while after a job, then sleep: copies spaced wider than that spin find them
+// asleep and must wake them, and copies in quick succession find them spinning.
+TEST_CASE("parallel copy: copies after the workers have gone to sleep, and in quick succession") {
+    const auto seed = std::random_device{}();
+    INFO("seed " << seed);
+    std::mt19937 engine(seed);
+    dualrt::detail::ParallelCopier copier(4);
+    const auto pooled = [&](void* d, const void* s, std::size_t n) {
+        copier.copy(d, s, n, PinnedSide::into);
+    };
+    for (int round = 0; round < 3; ++round) {
+        CAPTURE(round);
+        CHECK(copies_exactly(pooled, std::size_t{3} << 20, 0, 0, engine));
+        CHECK(copies_exactly(pooled, std::size_t{1} << 20, 1, 3, engine));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the workers' spin
+    }
 }
 
 TEST_CASE("parallel copy: a started copy runs while its caller works, and is whole once finished") {
