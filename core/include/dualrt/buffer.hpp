@@ -32,7 +32,7 @@ public:
     std::size_t allocation_bytes() const;  ///< the size of the whole allocation the view is of
     /// The device the allocation is on. @throws Error Errc::invalid_argument when empty
     Device device() const;
-    /// The allocation's cl_mem / CUdeviceptr; add offset_bytes() yourself on CUDA.
+    /// The native allocation (docs/guide.md, native_handle); add offset_bytes() yourself on CUDA.
     NativeHandle native_handle() const;
     friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 

@@ -127,8 +127,8 @@ public:
     /// False for the same device and for devices of another backend.
     bool peer_access(const Device& other) const;
 
-    NativeHandle native_handle() const;   ///< cl_device_id / CUdevice
-    NativeHandle native_context() const;  ///< cl_context / CUcontext (the primary context)
+    NativeHandle native_handle() const;   ///< the native device (docs/guide.md, native_handle)
+    NativeHandle native_context() const;  ///< its native context (on CUDA the primary one)
     friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
     /// Whether `a` and `b` are the same device (copies of one Device, or one device found twice).

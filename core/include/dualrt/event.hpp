@@ -37,7 +37,7 @@ public:
     ///         devices, or one carries no timestamp.
     static double elapsed_ms(const Event& start, const Event& end);
 
-    NativeHandle native_handle() const;  ///< cl_event / CUevent
+    NativeHandle native_handle() const;  ///< the native event (docs/guide.md, native_handle)
     friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 private:

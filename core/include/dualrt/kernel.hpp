@@ -66,7 +66,7 @@ public:
     bool valid() const noexcept { return impl_ != nullptr; }
     const std::string& name() const;  ///< the kernel's name, as in its source
     std::size_t param_count() const;   ///< the number of parameters the kernel declares
-    NativeHandle native_handle() const;  ///< cl_kernel / CUfunction
+    NativeHandle native_handle() const;  ///< the native kernel (docs/guide.md, native_handle)
 
     /// What the backend reports for launching this kernel in 1-D work-groups of `group_size`
     /// work-items with `local_bytes` of dynamic local memory per work-group (the total of its

@@ -85,7 +85,7 @@ public:
     std::size_t bytes() const;  ///< 0 when empty
     /// Whether a HostAccess of this memory is alive now (a snapshot: another thread may change it).
     bool host_held() const;
-    NativeHandle native_handle() const;  ///< cl_mem / the CUDA host pointer (== device pointer)
+    NativeHandle native_handle() const;  ///< OpenCL: the buffer; CUDA: the host (== device) pointer
     friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 
 protected:

@@ -197,8 +197,8 @@ public:
     Event replay(const Recording& recording);
     /// @}
 
-    /// cl_command_queue / CUstream. Work enqueued on it natively runs after the work enqueued here
-    /// so far; the Events returned so far do not include it.
+    /// The native queue or stream (docs/guide.md, native_handle). Work enqueued on it natively runs
+    /// after the work enqueued here so far; the Events returned so far do not include it.
     NativeHandle native_handle() const;
     friend struct detail::BackendAccess;  // the library's own code reaches the backend object
 

@@ -21,7 +21,8 @@ struct SharingSupport {
 
 /// What alloc_shared() needs of `a` and `b`: two devices of one GPU (the same PCI bus id), one of
 /// them a CUDA device that exports memory (virtual memory management with POSIX file descriptor
-/// handles) and the other an OpenCL device that imports it (cl_khr_external_memory_opaque_fd).
+/// handles) and the other an OpenCL device that imports it by file descriptor (docs/guide.md names
+/// the extension).
 /// Never throws for devices that cannot share; Errc::invalid_argument for an empty device.
 SharingSupport sharing_support(const Device& a, const Device& b);
 
@@ -57,7 +58,7 @@ SharedBuffers<T> alloc_shared(const Device& a, const Device& b, std::size_t coun
 /// Whether `device` can share device memory with other processes of this machine
 /// (alloc_exported() and import_exported() on it), and why not.
 ///
-/// What it needs: an OpenCL device that imports memory (cl_khr_external_memory_opaque_fd, as
+/// What it needs: an OpenCL device that imports memory (by file descriptor, as
 /// NVIDIA's OpenCL offers) and a CUDA device of the same GPU (the same PCI bus id) that exports it
 /// (virtual memory management with POSIX file descriptor handles): the memory is CUDA's, so the
 /// process starts CUDA on that GPU. CUDA devices export but do not import here.

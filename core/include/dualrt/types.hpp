@@ -25,8 +25,9 @@ enum class Backend {
 /// The backend's name as DUALRT_BACKEND spells it: "cuda" or "opencl".
 const char* to_string(Backend backend) noexcept;
 
-/// A CUDA or OpenCL handle (CUstream, cl_mem, CUdeviceptr, ...) as an opaque integer, for interop
-/// with vendor libraries. Cast it back with reinterpret_cast / a C-style cast on the vendor side.
+/// A CUDA or OpenCL handle (a stream, a buffer, a device pointer, ...) as an opaque integer, for
+/// interop with vendor libraries. Cast it back with reinterpret_cast / a C-style cast on the vendor
+/// side.
 using NativeHandle = std::uintptr_t;
 
 /// Whether a queue operation returns as soon as it is enqueued, or after it has completed.
